@@ -1,0 +1,215 @@
+/* Device discovery and selection, contexts, run-time program builds and the last-error message. */
+#ifndef CLCOMPUTE_RUNTIME_H
+#define CLCOMPUTE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clcompute/opencl.h"
+#include "clcompute/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Discovery
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clc_device_type {
+    CLC_DEVICE_OTHER = 0, /* custom devices, or a type the library does not know */
+    CLC_DEVICE_CPU = 1,
+    CLC_DEVICE_GPU = 2,
+    CLC_DEVICE_ACCELERATOR = 3
+} clc_device_type;
+
+/* What the library knows of one device. Strings belong to the list (or context) it came from and
+ * live as long as it does; they are never NULL (empty when the driver does not say). */
+typedef struct clc_device_info {
+    unsigned platform_index; /* position of the platform in the ICD loader's order */
+    unsigned device_index;   /* position of the device within its platform */
+    cl_platform_id platform;
+    cl_device_id device;
+    const char *platform_name;
+    const char *platform_vendor;
+    const char *platform_version; /* "OpenCL 3.0 PoCL 3.1 ..." */
+    const char *name;
+    const char *vendor;
+    const char *driver_version;
+    const char *device_version;   /* "OpenCL 3.0 CUDA" */
+    const char *opencl_c_version; /* "OpenCL C 1.2 ..." */
+    clc_device_type type;
+    cl_uint vendor_id;
+    cl_uint compute_units;
+    cl_uint max_clock_mhz;
+    uint64_t global_mem_bytes;
+    uint64_t local_mem_bytes;
+    uint64_t max_alloc_bytes;
+    size_t max_work_group_size;
+    int unified_memory; /* 1 when the device shares memory with the host (CPUs, integrated GPUs) */
+    int fp64;           /* 1 when the device supports double precision */
+    int available;      /* 0 when the driver reports the device unavailable; never selected */
+} clc_device_info;
+
+/* An immutable snapshot of every platform and device. */
+typedef struct clc_device_list clc_device_list;
+
+/*
+ * Lists every device of every platform. A platform that fails to answer is skipped and counted
+ * (clc_device_list_skipped_platforms). With no platform at all (the ICD loader's
+ * CL_PLATFORM_NOT_FOUND_KHR included) returns CLC_ERROR_NO_PLATFORM; with platforms but no device,
+ * CLC_ERROR_NO_DEVICE. On failure *list is NULL and clc_last_error() says why.
+ */
+CLC_API clc_status clc_devices_query(clc_device_list **list);
+
+/* Releases a list from clc_devices_query. NULL is allowed. */
+CLC_API void clc_device_list_destroy(clc_device_list *list);
+
+/* Number of devices in the list. */
+CLC_API size_t clc_device_list_count(const clc_device_list *list);
+
+/* The index-th device, or NULL when index is out of range. */
+CLC_API const clc_device_info *clc_device_list_get(const clc_device_list *list, size_t index);
+
+/* Number of platforms that failed to answer and were skipped. */
+CLC_API size_t clc_device_list_skipped_platforms(const clc_device_list *list);
+
+/* "CPU", "GPU", "accelerator" or "other". */
+CLC_API const char *clc_device_type_string(clc_device_type type);
+
+/* ---------------------------------------------------------------------------------------------
+ * Selection
+ *
+ * One grammar for the API and for the environment variable CLCOMPUTE_DEVICE, case-insensitive:
+ *   gpu | cpu | accelerator   the device of that type with the most compute units
+ *   P:D                       device D of platform P (indices as in clc_devices_query)
+ *   default                   the default rule below, ignoring CLCOMPUTE_DEVICE
+ *   anything else             a substring of the platform or device name ("nvidia", "pthread");
+ *                             among several matches the default rule picks
+ * Default rule: the GPU with the most compute units, else an accelerator, else the CPU; the
+ * earliest device wins a tie. A selector that matches nothing is CLC_ERROR_DEVICE_NOT_MATCHED,
+ * never a silent fallback. Unavailable devices are never picked.
+ * ------------------------------------------------------------------------------------------- */
+
+/* The environment variable read when no selector is given. */
+#define CLC_DEVICE_ENV "CLCOMPUTE_DEVICE"
+
+/*
+ * Picks one device of the list. selector may be NULL or empty: then CLCOMPUTE_DEVICE is used when
+ * set and non-empty, else the default rule. On success *index is the device's position in the
+ * list and, when reason is not NULL, a sentence saying why it was chosen is written there
+ * (truncated to reason_size, always terminated).
+ */
+CLC_API clc_status clc_device_select(const clc_device_list *list, const char *selector,
+                                     size_t *index, char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------------------------------------
+ * Context
+ *
+ * A clc_context owns (or wraps) one cl_context, one device and one in-order command queue, plus
+ * the programs built for it. Thread safety: every clc_ call that takes a context may be made from
+ * several threads at once on the same context; the library serialises its own bookkeeping
+ * (program cache, last error) with a lock inside the context, and OpenCL's own calls are
+ * thread-safe. Only clc_context_destroy must not race with any other use of the context.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct clc_context clc_context;
+
+/* Whether compiled programs are kept on disk between processes. */
+typedef enum clc_cache_mode {
+    CLC_CACHE_AUTO = 0, /* on, unless the environment variable CLCOMPUTE_CACHE is "0" */
+    CLC_CACHE_ON = 1,   /* on, whatever the environment says */
+    CLC_CACHE_OFF = 2   /* off */
+} clc_cache_mode;
+
+/* Options for clc_context_create. A zero-initialised struct (or NULL) means all defaults. */
+typedef struct clc_context_options {
+    /* Device selector (grammar above). NULL or "": CLCOMPUTE_DEVICE, then the default rule. */
+    const char *device;
+    /* Disk cache of compiled programs. */
+    clc_cache_mode cache;
+    /* Cache directory. NULL: $CLCOMPUTE_CACHE_DIR, else $XDG_CACHE_HOME/clcompute, else
+     * $HOME/.cache/clcompute. An unusable directory means "no cache", never an error. */
+    const char *cache_dir;
+    /* Non-zero: the queue records event timestamps (CL_QUEUE_PROFILING_ENABLE). */
+    int profiling;
+} clc_context_options;
+
+/* Creates a context on the selected device. On failure *ctx is NULL and clc_last_error() says
+ * why, naming the selector when it matched nothing. */
+CLC_API clc_status clc_context_create(const clc_context_options *options, clc_context **ctx);
+
+/*
+ * Wraps objects the caller already has (interop with other OpenCL code). The context retains
+ * them and releases them in clc_context_destroy; the caller keeps its own references. queue may
+ * be NULL: an in-order queue is then created on device. device must belong to context, and queue
+ * (when given) to both. options may be NULL; its device field is ignored.
+ */
+CLC_API clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
+                                    const clc_context_options *options, clc_context **ctx);
+
+/* Waits for the queue to finish, then releases everything the context owns. NULL is allowed. */
+CLC_API void clc_context_destroy(clc_context *ctx);
+
+/* The OpenCL objects behind the context, borrowed: retain them to keep them past its life. */
+CLC_API cl_context clc_context_cl_context(const clc_context *ctx);
+CLC_API cl_device_id clc_context_cl_device(const clc_context *ctx);
+CLC_API cl_command_queue clc_context_cl_queue(const clc_context *ctx);
+
+/* What the library knows of the context's device; owned by the context. */
+CLC_API const clc_device_info *clc_context_device(const clc_context *ctx);
+
+/* Why this device was chosen ("CLCOMPUTE_DEVICE=\"cpu\": the CPU with the most compute units"),
+ * owned by the context. */
+CLC_API const char *clc_context_selection_reason(const clc_context *ctx);
+
+/* The cache directory in use, or NULL when the disk cache is off. Owned by the context. */
+CLC_API const char *clc_context_cache_dir(const clc_context *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * Programs
+ * ------------------------------------------------------------------------------------------- */
+
+/*
+ * Builds an OpenCL C program for the context's device, through the disk cache when it is on
+ * (keyed by device, driver, source and options, so any change rebuilds). options may be NULL.
+ * On success *program is a new reference the caller releases with clReleaseProgram. A compile
+ * error returns CLC_ERROR_BUILD_PROGRAM_FAILURE and the last-error message carries the device,
+ * the options and the compiler's log.
+ */
+CLC_API clc_status clc_program_build(clc_context *ctx, const char *source, const char *options,
+                                     cl_program *program);
+
+/* Counters of the disk cache, for this context since its creation. */
+typedef struct clc_cache_stats {
+    uint64_t hits;     /* programs loaded from a cache entry */
+    uint64_t misses;   /* programs compiled from source (no entry, or cache off) */
+    uint64_t rejected; /* entries found but ignored: corrupt, truncated, foreign or unloadable */
+    uint64_t stored;   /* entries written */
+    uint64_t store_failures; /* entries that could not be written (read-only or full disk) */
+} clc_cache_stats;
+
+/* Copies the context's cache counters into *stats. */
+CLC_API clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats);
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors. The library never prints and never aborts: every failure returns a status and leaves a
+ * detailed message (the failing OpenCL call and its code name, the selector, the build log).
+ * ------------------------------------------------------------------------------------------- */
+
+/* The message of the calling thread's last failed clc_ call, or "" when none failed. The string
+ * is thread-local and valid until this thread's next failing call; long build logs are cut. */
+CLC_API const char *clc_last_error(void);
+
+/*
+ * Copies the message of the last failed call on ctx (from any thread) into buf, complete with
+ * build logs, cut to size and always terminated when size > 0. Returns the full length, so a
+ * caller can size a buffer: clc_context_last_error(ctx, NULL, 0) + 1 bytes.
+ */
+CLC_API size_t clc_context_last_error(clc_context *ctx, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

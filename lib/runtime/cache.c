@@ -1,0 +1,199 @@
+/* The on-disk cache of program binaries, so a second process skips the OpenCL compiler. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir) {
+    if (mode == CLC_CACHE_OFF)
+        return NULL;
+    if (mode == CLC_CACHE_AUTO) {
+        const char *flag = getenv("CLCOMPUTE_CACHE");
+        if (flag && strcmp(flag, "0") == 0)
+            return NULL;
+    }
+    if (explicit_dir && *explicit_dir)
+        return clc__strdup(explicit_dir);
+    const char *dir = getenv("CLCOMPUTE_CACHE_DIR");
+    if (dir && *dir)
+        return clc__strdup(dir);
+    dir = getenv("XDG_CACHE_HOME");
+    if (dir && *dir)
+        return clc__asprintf("%s/clcompute", dir);
+    dir = getenv("HOME");
+    if (dir && *dir)
+        return clc__asprintf("%s/.cache/clcompute", dir);
+    return NULL;
+}
+
+char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options) {
+    const clc_device_info *d = &ctx->info;
+    return clc__asprintf("clcompute %s\nplatform: %s | %s\ndevice: %s\nvendor-id: 0x%x\n"
+                         "driver: %s\nopencl-c: %s\nsource: %s\noptions: %s\n",
+                         CLC_VERSION_STRING, d->platform_name, d->platform_version, d->name,
+                         (unsigned)d->vendor_id, d->driver_version, d->opencl_c_version,
+                         source_hash, options ? options : "");
+}
+
+char *clc__cache_entry_path(const char *dir, const char *key) {
+    uint64_t h = clc__fnv1a64(key, strlen(key), CLC_FNV1A64_SEED);
+    return clc__asprintf("%s/%016llx.clbin", dir, (unsigned long long)h);
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Reads exactly n bytes; 0 on a short read. */
+static int read_exact(FILE *f, void *buf, size_t n) {
+    return n == 0 || fread(buf, 1, n, f) == n;
+}
+
+int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size) {
+    *binary = NULL;
+    *size = 0;
+    char *path = clc__cache_entry_path(dir, key);
+    if (!path)
+        return 0;
+    FILE *f = fopen(path, "rb");
+    free(path);
+    if (!f)
+        return 0;
+
+    int result = -1;
+    unsigned char header[CLC_CACHE_HEADER_SIZE];
+    char *stored_key = NULL;
+    unsigned char *payload = NULL;
+    size_t key_len = strlen(key);
+    if (!read_exact(f, header, sizeof header) || memcmp(header, CLC_CACHE_MAGIC, 8) != 0 ||
+        get_u32(header + 8) != CLC_CACHE_FORMAT || get_u32(header + 12) != key_len)
+        goto done;
+    uint64_t payload_len = get_u64(header + 16);
+    uint64_t checksum = get_u64(header + 24);
+    /* The file's own length bounds the payload, so a corrupt length cannot make us allocate
+     * gigabytes before noticing. */
+    long here = ftell(f);
+    if (here < 0 || fseek(f, 0, SEEK_END) != 0)
+        goto done;
+    long end = ftell(f);
+    if (end < here || (uint64_t)(end - here) < key_len ||
+        (uint64_t)(end - here) - key_len != payload_len || payload_len == 0 ||
+        payload_len > SIZE_MAX || fseek(f, here, SEEK_SET) != 0)
+        goto done;
+    stored_key = malloc(key_len + 1);
+    payload = malloc((size_t)payload_len);
+    if (!stored_key || !payload || !read_exact(f, stored_key, key_len) ||
+        memcmp(stored_key, key, key_len) != 0 || !read_exact(f, payload, (size_t)payload_len) ||
+        clc__fnv1a64(payload, (size_t)payload_len, CLC_FNV1A64_SEED) != checksum)
+        goto done;
+    *binary = payload;
+    *size = (size_t)payload_len;
+    payload = NULL;
+    result = 1;
+done:
+    free(stored_key);
+    free(payload);
+    fclose(f);
+    return result;
+}
+
+/* mkdir -p; an existing directory is success. */
+static int make_dirs(const char *dir) {
+    char *path = clc__strdup(dir);
+    if (!path)
+        return -1;
+    int rc = 0;
+    for (char *p = path + 1; rc == 0; ++p) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            rc = -1;
+        *p = saved;
+        if (saved == '\0')
+            break;
+    }
+    free(path);
+    return rc;
+}
+
+static int write_all(int fd, const void *data, size_t n) {
+    const unsigned char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size) {
+    if (!size || make_dirs(dir) != 0)
+        return -1;
+    char *path = clc__cache_entry_path(dir, key);
+    /* A name unique to this process and call: concurrent writers never share a temporary file,
+     * and rename() makes whichever finishes last the entry, whole. */
+    static _Thread_local unsigned counter;
+    char *tmp =
+        path ? clc__asprintf("%s.tmp.%ld.%u.%p", path, (long)getpid(), ++counter, (void *)&counter)
+             : NULL;
+    if (!tmp) {
+        free(path);
+        return -1;
+    }
+    int rc = -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0) {
+        size_t key_len = strlen(key);
+        unsigned char header[CLC_CACHE_HEADER_SIZE];
+        memcpy(header, CLC_CACHE_MAGIC, 8);
+        put_u32(header + 8, CLC_CACHE_FORMAT);
+        put_u32(header + 12, (uint32_t)key_len);
+        put_u64(header + 16, size);
+        put_u64(header + 24, clc__fnv1a64(binary, size, CLC_FNV1A64_SEED));
+        rc = write_all(fd, header, sizeof header) == 0 && write_all(fd, key, key_len) == 0 &&
+                     write_all(fd, binary, size) == 0
+                 ? 0
+                 : -1;
+        if (close(fd) != 0)
+            rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0)
+            rc = -1;
+        if (rc != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(path);
+    return rc;
+}

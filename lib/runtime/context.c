@@ -1,0 +1,267 @@
+/* Contexts: the chosen device, its cl_context and queue, and what is built for them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static clc_context *context_alloc(void) {
+    clc_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    if (clc_mutex_init(&ctx->lock) != 0) {
+        free(ctx);
+        return NULL;
+    }
+    if (clc_mutex_init(&ctx->build_lock) != 0) {
+        clc_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* Releases whatever part of a context exists; every failure path of create and wrap ends here. */
+static void context_free(clc_context *ctx) {
+    clc__programs_release(ctx);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->device)
+        clReleaseDevice(ctx->device);
+    if (ctx->context)
+        clReleaseContext(ctx->context);
+    clc__device_info_clear(&ctx->info);
+    free(ctx->reason);
+    free(ctx->cache_dir);
+    free(ctx->last_error);
+    clc_mutex_destroy(&ctx->build_lock);
+    clc_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+static cl_command_queue_properties queue_properties(const clc_context_options *options) {
+    return options && options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+}
+
+static clc_status check_options(const clc_context_options *options) {
+    if (options && (options->cache < CLC_CACHE_AUTO || options->cache > CLC_CACHE_OFF))
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_options.cache is %d; use CLC_CACHE_AUTO, _ON or _OFF",
+                         (int)options->cache);
+    return CLC_SUCCESS;
+}
+
+/* The disk cache is a convenience: a missing HOME or an odd directory only turns it off. */
+static void setup_cache(clc_context *ctx, const clc_context_options *options) {
+    clc_cache_mode mode = options ? options->cache : CLC_CACHE_AUTO;
+    ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL);
+}
+
+clc_status clc_context_create(const clc_context_options *options, clc_context **out) {
+    if (!out)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_context_create: ctx is NULL");
+    *out = NULL;
+    clc_status st = check_options(options);
+    if (st != CLC_SUCCESS)
+        return st;
+
+    clc_device_list *list = NULL;
+    st = clc_devices_query(&list);
+    if (st != CLC_SUCCESS)
+        return st;
+    size_t index = 0;
+    char reason[512];
+    st = clc_device_select(list, options ? options->device : NULL, &index, reason, sizeof reason);
+    if (st != CLC_SUCCESS) {
+        clc_device_list_destroy(list);
+        return st;
+    }
+    const clc_device_info *chosen = clc_device_list_get(list, index);
+
+    clc_context *ctx = context_alloc();
+    if (!ctx) {
+        clc_device_list_destroy(list);
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_context_create");
+    }
+    st = clc__device_info_fill(chosen->platform, chosen->device, chosen->platform_index,
+                               chosen->device_index, &ctx->info);
+    clc_device_list_destroy(list);
+    ctx->reason = clc__strdup(reason);
+    if (st != CLC_SUCCESS || !ctx->reason) {
+        context_free(ctx);
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_context_create");
+    }
+
+    cl_int err = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->info.platform,
+                                     0};
+    ctx->context = clCreateContext(props, 1, &ctx->info.device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        ctx->context = NULL;
+        context_free(ctx);
+        return clc__cl_fail(NULL, err, "clCreateContext");
+    }
+    /* Root devices need no retain, but holding one keeps wrap and create symmetric. */
+    err = clRetainDevice(ctx->info.device);
+    if (err != CL_SUCCESS) {
+        context_free(ctx);
+        return clc__cl_fail(NULL, err, "clRetainDevice");
+    }
+    ctx->device = ctx->info.device;
+    ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, queue_properties(options), &err);
+    if (err != CL_SUCCESS) {
+        ctx->queue = NULL;
+        context_free(ctx);
+        return clc__cl_fail(NULL, err, "clCreateCommandQueue");
+    }
+    setup_cache(ctx, options);
+    *out = ctx;
+    return CLC_SUCCESS;
+}
+
+/* Where the wrapped device sits in discovery's order, so messages and the cache key agree with
+ * what clc_devices_query shows; unknown positions stay at UINT_MAX-like markers. */
+static void locate(cl_device_id device, unsigned *platform_index, unsigned *device_index) {
+    *platform_index = *device_index = (unsigned)-1;
+    clc_device_list *list = NULL;
+    if (clc_devices_query(&list) != CLC_SUCCESS)
+        return;
+    for (size_t i = 0; i < clc_device_list_count(list); ++i) {
+        const clc_device_info *d = clc_device_list_get(list, i);
+        if (d->device == device) {
+            *platform_index = d->platform_index;
+            *device_index = d->device_index;
+        }
+    }
+    clc_device_list_destroy(list);
+}
+
+static int context_has_device(cl_context context, cl_device_id device) {
+    size_t size = 0;
+    if (clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS || !size)
+        return 0;
+    cl_device_id *ids = malloc(size);
+    int found = 0;
+    if (ids && clGetContextInfo(context, CL_CONTEXT_DEVICES, size, ids, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < size / sizeof *ids; ++i)
+            found |= ids[i] == device;
+    }
+    free(ids);
+    return found;
+}
+
+clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
+                            const clc_context_options *options, clc_context **out) {
+    if (!out)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_context_wrap: ctx is NULL");
+    *out = NULL;
+    if (!context || !device)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_wrap: context and device must not be NULL");
+    clc_status st = check_options(options);
+    if (st != CLC_SUCCESS)
+        return st;
+    if (!context_has_device(context, device))
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_wrap: the device does not belong to the context");
+    if (queue) {
+        cl_context qc = NULL;
+        cl_device_id qd = NULL;
+        cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qd, &qd, NULL);
+        if (err != CL_SUCCESS)
+            return clc__cl_fail(NULL, err, "clGetCommandQueueInfo");
+        if (qc != context || qd != device)
+            return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                             "clc_context_wrap: the queue belongs to another context or device");
+    }
+    cl_platform_id platform = NULL;
+    cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(NULL, err, "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+
+    clc_context *ctx = context_alloc();
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_context_wrap");
+    unsigned pi = 0, di = 0;
+    locate(device, &pi, &di);
+    st = clc__device_info_fill(platform, device, pi, di, &ctx->info);
+    ctx->reason = clc__strdup("wrapped: the caller's own context, device and queue");
+    if (st != CLC_SUCCESS || !ctx->reason) {
+        context_free(ctx);
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_context_wrap");
+    }
+    /* Each retain is recorded in ctx only once it succeeded, so context_free releases exactly
+     * what was taken. */
+    if ((err = clRetainContext(context)) != CL_SUCCESS) {
+        context_free(ctx);
+        return clc__cl_fail(NULL, err, "clRetainContext");
+    }
+    ctx->context = context;
+    if ((err = clRetainDevice(device)) != CL_SUCCESS) {
+        context_free(ctx);
+        return clc__cl_fail(NULL, err, "clRetainDevice");
+    }
+    ctx->device = device;
+    if (queue) {
+        if ((err = clRetainCommandQueue(queue)) != CL_SUCCESS) {
+            context_free(ctx);
+            return clc__cl_fail(NULL, err, "clRetainCommandQueue");
+        }
+        ctx->queue = queue;
+    } else {
+        ctx->queue = clCreateCommandQueue(context, device, queue_properties(options), &err);
+        if (err != CL_SUCCESS) {
+            ctx->queue = NULL;
+            context_free(ctx);
+            return clc__cl_fail(NULL, err, "clCreateCommandQueue");
+        }
+    }
+    setup_cache(ctx, options);
+    *out = ctx;
+    return CLC_SUCCESS;
+}
+
+void clc_context_destroy(clc_context *ctx) {
+    if (!ctx)
+        return;
+    /* Work the caller enqueued through our queue may still read buffers it owns. */
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    context_free(ctx);
+}
+
+cl_context clc_context_cl_context(const clc_context *ctx) {
+    return ctx ? ctx->context : NULL;
+}
+
+cl_device_id clc_context_cl_device(const clc_context *ctx) {
+    return ctx ? ctx->device : NULL;
+}
+
+cl_command_queue clc_context_cl_queue(const clc_context *ctx) {
+    return ctx ? ctx->queue : NULL;
+}
+
+const clc_device_info *clc_context_device(const clc_context *ctx) {
+    return ctx ? &ctx->info : NULL;
+}
+
+const char *clc_context_selection_reason(const clc_context *ctx) {
+    return ctx ? ctx->reason : NULL;
+}
+
+const char *clc_context_cache_dir(const clc_context *ctx) {
+    return ctx ? ctx->cache_dir : NULL;
+}
+
+clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats) {
+    if (!ctx || !stats)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_cache_stats: ctx and stats must not be NULL");
+    clc_mutex_lock(&ctx->lock);
+    *stats = ctx->stats;
+    clc_mutex_unlock(&ctx->lock);
+    return CLC_SUCCESS;
+}

@@ -1,0 +1,137 @@
+/* Library-internal declarations shared by lib/runtime and lib/ops. Never installed. */
+#ifndef CLCOMPUTE_INTERNAL_H
+#define CLCOMPUTE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clcompute/clcompute.h"
+#include "lock.h"
+
+/* Kernel sources turned into C arrays by cmake/embed_cl.cmake; hash is the SHA-256 of the file
+ * computed at build time, which keys the disk cache. */
+typedef struct clc_embedded_source {
+    const char *name; /* file name without ".cl" */
+    const char *text; /* NUL-terminated */
+    size_t length;
+    const char *hash;
+} clc_embedded_source;
+
+/* Defined in the generated kernels.c, one per cl/NAME.cl. */
+extern const clc_embedded_source clc__source_copy;
+
+typedef struct clc_program_entry {
+    const clc_embedded_source *source;
+    char *options;
+    cl_program program;
+} clc_program_entry;
+
+struct clc_context {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    clc_device_info info; /* strings owned, freed with clc__device_info_clear */
+    char *reason;
+    char *cache_dir; /* NULL: disk cache off */
+
+    clc_mutex lock; /* guards last_error and stats */
+    char *last_error;
+    clc_cache_stats stats;
+
+    clc_mutex build_lock; /* guards the registry of embedded programs */
+    clc_program_entry *programs;
+    size_t program_count;
+    size_t program_capacity;
+};
+
+/* ---- errors (error.c) ---- */
+
+/* Records a formatted message for the calling thread and, when ctx is not NULL, for ctx; returns
+ * status so that failure paths read `return clc__fail(...)`. */
+clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Records "CALL failed: CL_NAME (code)" (plus an optional detail) and returns err as a status. */
+clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call);
+
+/* Name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or NULL when unknown. */
+const char *clc__cl_error_name(cl_int err);
+
+/* ---- strings (strings.c) ---- */
+
+char *clc__strdup(const char *s);
+/* printf into a new heap string; NULL when out of memory. */
+char *clc__asprintf(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+char *clc__vasprintf(const char *fmt, va_list ap);
+/* Case-insensitive substring test (ASCII). */
+int clc__contains_nocase(const char *haystack, const char *needle);
+int clc__equals_nocase(const char *a, const char *b);
+
+/* ---- hashing (hash.c) ---- */
+
+uint64_t clc__fnv1a64(const void *data, size_t size, uint64_t seed);
+#define CLC_FNV1A64_SEED 0xcbf29ce484222325ull
+
+/* ---- discovery (discovery.c) ---- */
+
+/* Fills *info for one device; strings are heap copies released by clc__device_info_clear. */
+clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
+                                 unsigned platform_index, unsigned device_index,
+                                 clc_device_info *info);
+void clc__device_info_clear(clc_device_info *info);
+
+/* ---- selection (select.c) ---- */
+
+/* The selection rule on a plain array, so that tests can feed made-up devices. `origin` names
+ * where the selector came from ("CLCOMPUTE_DEVICE", "selector") for the reason and the error. */
+clc_status clc__select_among(const clc_device_info *devices, size_t count, const char *selector,
+                             const char *origin, size_t *index, char *reason, size_t reason_size);
+
+/* ---- programs (program.c) ---- */
+
+/* The context's program built from an embedded source with the given options (NULL = ""),
+ * built on first use and kept for the life of the context. Borrowed: do not release. */
+clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
+                            const char *options, cl_program *program);
+
+/* Builds (or loads from the disk cache) a program whose source has the given identity hash. */
+clc_status clc__program_build(clc_context *ctx, const char *source, size_t length,
+                              const char *source_hash, const char *options, cl_program *program);
+
+void clc__programs_release(clc_context *ctx);
+
+/* ---- disk cache (cache.c) ---- */
+
+/* Resolves the cache directory from an explicit path or the environment; NULL when the cache is
+ * off or no directory can be named. Creates nothing. */
+char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir);
+
+/* The full key text of a program for this context. */
+char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options);
+
+/* Looks up an entry; 1 with *binary (malloc'd) on a valid hit, 0 when absent, -1 when an entry
+ * exists but is corrupt, truncated or belongs to another key. */
+int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size);
+
+/* Writes an entry atomically (temporary file, then rename); 0 on success, -1 on failure.
+ * Creates the directory when missing. */
+int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size);
+
+/* The entry's path for a key (heap string). */
+char *clc__cache_entry_path(const char *dir, const char *key);
+
+/* Entry layout, little-endian: magic[8] | u32 format | u32 key_len | u64 payload_len |
+ * u64 payload_fnv1a64 | key | payload. */
+#define CLC_CACHE_MAGIC "CLCPROG\x1a"
+#define CLC_CACHE_FORMAT 1u
+#define CLC_CACHE_HEADER_SIZE 32u
+
+#endif

@@ -1,0 +1,17 @@
+/* Shared pieces of the clcompute command-line tool. */
+#ifndef CLCOMPUTE_TOOL_CLI_H
+#define CLCOMPUTE_TOOL_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes: scripts tell a usage mistake from a failure of the work itself. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAILURE 1
+#define CLI_EXIT_USAGE 2
+
+/* Writes s as a JSON string literal, quotes included. */
+void cli_json_string(FILE *out, const char *s);
+
+int cmd_devices(int argc, char **argv);
+
+#endif
