@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every package libclcompute needs on Debian or Ubuntu (when missing), then configures
+# and builds it into ./build with warnings as errors. Run as root or with sudo available.
+#   ./setup.sh            install + build
+#   ctest --test-dir build   run the tests afterwards
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(
+    build-essential cmake pkg-config # toolchain
+    ocl-icd-opencl-dev opencl-c-headers # OpenCL headers and ICD loader
+    pocl-opencl-icd clinfo # a CPU OpenCL device, so everything runs without a GPU
+    libcmocka-dev # tests
+    libstb-dev # image files, for the tool and examples
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -q
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+        "${missing[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLC_WERROR=ON
+cmake --build build --parallel "$(nproc)"
+echo "setup: built into ./build; run the tests with: ctest --test-dir build"

@@ -1,0 +1,72 @@
+#define _POSIX_C_SOURCE 200809L
+#include "fixture.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *fixture_temp_dir(const char *tag)
+{
+    const char *base = getenv("CLC_TEST_TMPDIR");
+    char *path = malloc(4096);
+    assert_non_null(path);
+    snprintf(path, 4096, "%s/%s-XXXXXX", base && *base ? base : "/tmp", tag);
+    assert_non_null(mkdtemp(path));
+    return path;
+}
+
+void fixture_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            fixture_remove_dir(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+clc_context_options fixture_options(void)
+{
+    clc_context_options options = {0};
+    options.cache = CLC_CACHE_OFF;
+    return options;
+}
+
+clc_context *fixture_context(const clc_context_options *options)
+{
+    clc_context *ctx = NULL;
+    clc_status st = clc_context_create(options, &ctx);
+    if (st != CLC_SUCCESS)
+        fail_msg("clc_context_create: %s (%s)", clc_status_string(st), clc_last_error());
+    return ctx;
+}
+
+cl_uint fixture_context_refcount(cl_context context)
+{
+    cl_uint n = 0;
+    assert_int_equal(
+        clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+cl_uint fixture_queue_refcount(cl_command_queue queue)
+{
+    cl_uint n = 0;
+    assert_int_equal(
+        clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}

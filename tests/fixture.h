@@ -1,0 +1,31 @@
+/* What every test executable shares: cmocka, the public API, and helpers for temp dirs. */
+#ifndef CLCOMPUTE_TEST_FIXTURE_H
+#define CLCOMPUTE_TEST_FIXTURE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <clcompute/clcompute.h>
+
+/* A fresh empty directory under the build tree's test area; the caller frees the string. */
+char *fixture_temp_dir(const char *tag);
+
+/* rm -r of a directory made by fixture_temp_dir. */
+void fixture_remove_dir(const char *dir);
+
+/* Options for a context on the device tests run on (CLCOMPUTE_DEVICE, else the default), with
+ * the disk cache off unless a test turns it on. */
+clc_context_options fixture_options(void);
+
+/* Creates a context or fails the test with the library's message. */
+clc_context *fixture_context(const clc_context_options *options);
+
+/* Reads an OpenCL object's reference count, for checking that wrap/destroy balance. */
+cl_uint fixture_context_refcount(cl_context context);
+cl_uint fixture_queue_refcount(cl_command_queue queue);
+
+#endif

@@ -1,0 +1,267 @@
+/* Contexts: creation, wrapping a caller's objects, and sharing one between threads. */
+#include "fixture.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void creates_a_context_with_queue_and_reason(void **state)
+{
+    (void)state;
+    clc_context_options options = fixture_options();
+    clc_context *ctx = fixture_context(&options);
+    assert_non_null(clc_context_cl_context(ctx));
+    assert_non_null(clc_context_cl_device(ctx));
+    assert_non_null(clc_context_cl_queue(ctx));
+    const clc_device_info *d = clc_context_device(ctx);
+    assert_non_null(d);
+    assert_ptr_equal(d->device, clc_context_cl_device(ctx));
+    assert_true(strlen(clc_context_selection_reason(ctx)) > 0);
+    assert_null(clc_context_cache_dir(ctx)); /* the options turned the cache off */
+    clc_context_destroy(ctx);
+}
+
+static void profiling_option_sets_the_queue_property(void **state)
+{
+    (void)state;
+    clc_context_options options = fixture_options();
+    options.profiling = 1;
+    clc_context *ctx = fixture_context(&options);
+    cl_command_queue_properties props = 0;
+    assert_int_equal(clGetCommandQueueInfo(clc_context_cl_queue(ctx), CL_QUEUE_PROPERTIES,
+                                           sizeof props, &props, NULL),
+                     CL_SUCCESS);
+    assert_true(props & CL_QUEUE_PROFILING_ENABLE);
+    clc_context_destroy(ctx);
+}
+
+static void misuse_is_refused_without_touching_outputs(void **state)
+{
+    (void)state;
+    assert_int_equal(clc_context_create(NULL, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    clc_context_options options = fixture_options();
+    options.cache = (clc_cache_mode)7;
+    clc_context *ctx = (clc_context *)&options;
+    assert_int_equal(clc_context_create(&options, &ctx), CLC_ERROR_INVALID_ARGUMENT);
+    assert_null(ctx);
+    assert_non_null(strstr(clc_last_error(), "cache"));
+    options = fixture_options();
+    options.device = "doesnotexist";
+    assert_int_equal(clc_context_create(&options, &ctx), CLC_ERROR_DEVICE_NOT_MATCHED);
+    assert_null(ctx);
+    assert_non_null(strstr(clc_last_error(), "doesnotexist"));
+
+    clc_context_destroy(NULL);
+    assert_null(clc_context_cl_context(NULL));
+    assert_null(clc_context_cl_device(NULL));
+    assert_null(clc_context_cl_queue(NULL));
+    assert_null(clc_context_device(NULL));
+    assert_null(clc_context_selection_reason(NULL));
+    assert_int_equal(clc_context_cache_stats(NULL, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    char buf[4] = "xyz";
+    assert_int_equal(clc_context_last_error(NULL, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+}
+
+/* ---- interop ---- */
+
+typedef struct own_objects {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+} own_objects;
+
+static own_objects make_own(void)
+{
+    clc_context_options options = fixture_options();
+    clc_context *probe = fixture_context(&options);
+    own_objects o = {0};
+    o.device = clc_context_cl_device(probe);
+    cl_int err = CL_SUCCESS;
+    o.context = clCreateContext(NULL, 1, &o.device, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    o.queue = clCreateCommandQueue(o.context, o.device, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clc_context_destroy(probe); /* root device ids outlive the context */
+    return o;
+}
+
+static void free_own(own_objects *o)
+{
+    clReleaseCommandQueue(o->queue);
+    clReleaseContext(o->context);
+}
+
+static void wrap_uses_and_then_releases_the_callers_objects(void **state)
+{
+    (void)state;
+    own_objects o = make_own();
+    cl_uint context_refs = fixture_context_refcount(o.context);
+    cl_uint queue_refs = fixture_queue_refcount(o.queue);
+
+    clc_context *ctx = NULL;
+    assert_int_equal(clc_context_wrap(o.context, o.device, o.queue, NULL, &ctx), CLC_SUCCESS);
+    assert_ptr_equal(clc_context_cl_context(ctx), o.context);
+    assert_ptr_equal(clc_context_cl_queue(ctx), o.queue);
+    assert_ptr_equal(clc_context_cl_device(ctx), o.device);
+    assert_true(fixture_context_refcount(o.context) > context_refs);
+    assert_true(strstr(clc_context_selection_reason(ctx), "wrapped") != NULL);
+
+    /* A program built through the wrapper runs on the caller's queue. */
+    cl_program program = NULL;
+    assert_int_equal(clc_program_build(ctx, "__kernel void k(__global int *p) { p[0] = 42; }",
+                                       NULL, &program),
+                     CLC_SUCCESS);
+    clReleaseProgram(program);
+
+    clc_context_destroy(ctx);
+    assert_int_equal(fixture_context_refcount(o.context), context_refs);
+    assert_int_equal(fixture_queue_refcount(o.queue), queue_refs);
+    free_own(&o);
+}
+
+static void wrap_without_queue_makes_its_own(void **state)
+{
+    (void)state;
+    own_objects o = make_own();
+    cl_uint context_refs = fixture_context_refcount(o.context);
+    clc_context *ctx = NULL;
+    assert_int_equal(clc_context_wrap(o.context, o.device, NULL, NULL, &ctx), CLC_SUCCESS);
+    assert_non_null(clc_context_cl_queue(ctx));
+    assert_ptr_not_equal(clc_context_cl_queue(ctx), o.queue);
+    clc_context_destroy(ctx);
+    assert_int_equal(fixture_context_refcount(o.context), context_refs);
+    free_own(&o);
+}
+
+static void wrap_refuses_mismatched_objects(void **state)
+{
+    (void)state;
+    own_objects a = make_own();
+    own_objects b = make_own();
+    clc_context *ctx = (clc_context *)&a;
+    /* b's queue belongs to b's context. */
+    assert_int_equal(clc_context_wrap(a.context, a.device, b.queue, NULL, &ctx),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_null(ctx);
+    assert_non_null(strstr(clc_last_error(), "queue"));
+    assert_int_equal(clc_context_wrap(NULL, a.device, NULL, NULL, &ctx),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_wrap(a.context, NULL, NULL, NULL, &ctx),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_wrap(a.context, a.device, NULL, NULL, NULL),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    free_own(&b);
+    free_own(&a);
+}
+
+/* ---- threads ---- */
+
+#define THREADS 8
+#define ROUNDS 5
+
+typedef struct worker {
+    clc_context *ctx;
+    int id;
+    int failures;
+    cl_program embedded;
+    char message[512];
+} worker;
+
+static const char *const add_source =
+    "__kernel void add(__global int *p, const int v) { p[get_global_id(0)] += v; }";
+
+static int run_add(worker *w, int round)
+{
+    cl_program program = NULL;
+    if (clc_program_build(w->ctx, add_source, NULL, &program) != CLC_SUCCESS) {
+        snprintf(w->message, sizeof w->message, "build: %s", clc_last_error());
+        return 1;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, "add", &err);
+    enum { N = 1024 };
+    int data[N];
+    for (int i = 0; i < N; ++i)
+        data[i] = i;
+    cl_mem buf = NULL;
+    if (err == CL_SUCCESS)
+        buf = clCreateBuffer(clc_context_cl_context(w->ctx), CL_MEM_READ_WRITE |
+                             CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    const int v = w->id * 100 + round;
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(kernel, 0, sizeof buf, &buf);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(kernel, 1, sizeof v, &v);
+    size_t global = N;
+    cl_command_queue q = clc_context_cl_queue(w->ctx);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof data, data, 0, NULL, NULL);
+    int bad = err != CL_SUCCESS;
+    for (int i = 0; i < N && !bad; ++i)
+        bad = data[i] != i + v;
+    if (bad)
+        snprintf(w->message, sizeof w->message, "round %d: err %d or wrong data", round, err);
+    if (buf)
+        clReleaseMemObject(buf);
+    if (kernel)
+        clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    return bad;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    for (int round = 0; round < ROUNDS; ++round) {
+        w->failures += run_add(w, round);
+        cl_program p = NULL;
+        if (clc__program_get(w->ctx, &clc__source_copy, NULL, &p) != CLC_SUCCESS)
+            w->failures++;
+        if (w->embedded && p != w->embedded)
+            w->failures++;
+        w->embedded = p;
+    }
+    return NULL;
+}
+
+static void eight_threads_share_one_context(void **state)
+{
+    (void)state;
+    clc_context_options options = fixture_options();
+    clc_context *ctx = fixture_context(&options);
+    pthread_t threads[THREADS];
+    worker workers[THREADS];
+    for (int i = 0; i < THREADS; ++i) {
+        workers[i] = (worker){.ctx = ctx, .id = i};
+        assert_int_equal(pthread_create(&threads[i], NULL, work, &workers[i]), 0);
+    }
+    for (int i = 0; i < THREADS; ++i)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    for (int i = 0; i < THREADS; ++i) {
+        if (workers[i].failures)
+            fail_msg("thread %d: %d failures (%s)", i, workers[i].failures, workers[i].message);
+        /* The embedded program was built once, for everyone. */
+        assert_ptr_equal(workers[i].embedded, workers[0].embedded);
+    }
+    clc_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(creates_a_context_with_queue_and_reason),
+        cmocka_unit_test(profiling_option_sets_the_queue_property),
+        cmocka_unit_test(misuse_is_refused_without_touching_outputs),
+        cmocka_unit_test(wrap_uses_and_then_releases_the_callers_objects),
+        cmocka_unit_test(wrap_without_queue_makes_its_own),
+        cmocka_unit_test(wrap_refuses_mismatched_objects),
+        cmocka_unit_test(eight_threads_share_one_context),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,148 @@
+/* Run-time program builds: options, compile errors with their log, embedded kernels. */
+#include "fixture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int setup(void **state)
+{
+    clc_context_options options = fixture_options();
+    *state = fixture_context(&options);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    clc_context_destroy(*state);
+    return 0;
+}
+
+/* Runs kernel "value" (one int out) of a program and returns what it wrote. */
+static int run_value(clc_context *ctx, cl_program program)
+{
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, "value", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem out = clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_WRITE_ONLY, sizeof(int), NULL,
+                                &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
+    size_t one = 1;
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    assert_int_equal(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, NULL, 0, NULL, NULL),
+                     CL_SUCCESS);
+    int v = -1;
+    assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
+                     CL_SUCCESS);
+    clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    return v;
+}
+
+static const char *const value_source = "__kernel void value(__global int *out) { *out = VALUE; }";
+
+static void build_options_reach_the_compiler(void **state)
+{
+    clc_context *ctx = *state;
+    cl_program a = NULL, b = NULL;
+    assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=7", &a), CLC_SUCCESS);
+    assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=-3", &b), CLC_SUCCESS);
+    assert_int_equal(run_value(ctx, a), 7);
+    assert_int_equal(run_value(ctx, b), -3);
+    clReleaseProgram(a);
+    clReleaseProgram(b);
+}
+
+static void compile_error_returns_the_build_log(void **state)
+{
+    clc_context *ctx = *state;
+    cl_program program = (cl_program)ctx; /* must be reset to NULL */
+    clc_status st = clc_program_build(
+        ctx, "__kernel void broken(__global int *p) { p[0] = undeclared_thing; }", "-DMARK=1",
+        &program);
+    assert_int_equal(st, CLC_ERROR_BUILD_PROGRAM_FAILURE);
+    assert_null(program);
+
+    const char *msg = clc_last_error();
+    assert_non_null(strstr(msg, "CL_BUILD_PROGRAM_FAILURE"));
+    assert_non_null(strstr(msg, clc_context_device(ctx)->name));
+    assert_non_null(strstr(msg, "-DMARK=1"));
+    assert_non_null(strstr(msg, "undeclared_thing")); /* from the compiler's own log */
+
+    size_t n = clc_context_last_error(ctx, NULL, 0);
+    assert_true(n > 0);
+    char *full = malloc(n + 1);
+    assert_non_null(full);
+    assert_int_equal(clc_context_last_error(ctx, full, n + 1), n);
+    assert_non_null(strstr(full, "undeclared_thing"));
+    /* A small buffer gets a terminated prefix. */
+    char small[8];
+    assert_int_equal(clc_context_last_error(ctx, small, sizeof small), n);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    assert_memory_equal(small, full, sizeof small - 1);
+    free(full);
+}
+
+static void misuse_is_refused(void **state)
+{
+    clc_context *ctx = *state;
+    cl_program program = NULL;
+    assert_int_equal(clc_program_build(NULL, value_source, NULL, &program),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_program_build(ctx, NULL, NULL, &program), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_program_build(ctx, "", NULL, &program), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_program_build(ctx, value_source, NULL, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    assert_null(program);
+}
+
+static void embedded_programs_are_built_once_per_context(void **state)
+{
+    clc_context *ctx = *state;
+    clc_cache_stats before, after;
+    assert_int_equal(clc_context_cache_stats(ctx, &before), CLC_SUCCESS);
+    cl_program first = NULL, again = NULL;
+    assert_int_equal(clc__program_get(ctx, &clc__source_copy, NULL, &first), CLC_SUCCESS);
+    assert_int_equal(clc__program_get(ctx, &clc__source_copy, "", &again), CLC_SUCCESS);
+    assert_ptr_equal(first, again);
+    assert_int_equal(clc_context_cache_stats(ctx, &after), CLC_SUCCESS);
+    assert_int_equal(after.misses, before.misses + 1);
+}
+
+static void embedded_source_carries_its_build_time_hash(void **state)
+{
+    (void)state;
+    assert_string_equal(clc__source_copy.name, "copy");
+    assert_int_equal(strlen(clc__source_copy.text), clc__source_copy.length);
+    assert_non_null(strstr(clc__source_copy.text, "__kernel void copy_f4"));
+    assert_int_equal(strncmp(clc__source_copy.hash, "sha256:", 7), 0);
+    assert_int_equal(strlen(clc__source_copy.hash), 7 + 64);
+}
+
+static void copy_bandwidth_is_measured(void **state)
+{
+    clc_context *ctx = *state;
+    double gbps = -1.0;
+    assert_int_equal(clc_measure_copy_bandwidth(ctx, (size_t)4 << 20, 3, &gbps), CLC_SUCCESS);
+    assert_true(gbps > 0.01);
+    assert_int_equal(clc_measure_copy_bandwidth(ctx, 1000, 3, &gbps), CLC_ERROR_INVALID_ARGUMENT);
+    assert_true(gbps == 0.0);
+    assert_int_equal(clc_measure_copy_bandwidth(ctx, SIZE_MAX, 3, &gbps), CLC_ERROR_UNSUPPORTED);
+    assert_int_equal(clc_measure_copy_bandwidth(ctx, (size_t)4 << 20, 3, NULL),
+                     CLC_ERROR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(build_options_reach_the_compiler, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile_error_returns_the_build_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(misuse_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(embedded_programs_are_built_once_per_context, setup,
+                                        teardown),
+        cmocka_unit_test(embedded_source_carries_its_build_time_hash),
+        cmocka_unit_test_setup_teardown(copy_bandwidth_is_measured, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,21 @@
+# A CLCOMPUTE_DEVICE that matches nothing: non-zero exit and a message naming the selector.
+set(ENV{CLCOMPUTE_DEVICE} "doesnotexist")
+execute_process(COMMAND "${TOOL}" devices RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "exit 0 for an unmatched selector")
+endif()
+if(NOT err MATCHES "CLCOMPUTE_DEVICE" OR NOT err MATCHES "doesnotexist")
+  message(FATAL_ERROR "message does not name the selector: ${err}")
+endif()
+set(ENV{CLCOMPUTE_DEVICE} "")
+execute_process(COMMAND "${TOOL}" devices --device "nothing-like-this" RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+if(rc EQUAL 0 OR NOT err MATCHES "nothing-like-this")
+  message(FATAL_ERROR "--device: exit ${rc}, message: ${err}")
+endif()
+execute_process(COMMAND "${TOOL}" devices --bogus RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "usage error gave exit ${rc}, not 2")
+endif()
+message(STATUS "exit ${rc}; ${err}")

@@ -1,0 +1,23 @@
+# `clcompute devices --json` is valid JSON with one entry per device and a default selection.
+execute_process(COMMAND "${TOOL}" devices --json RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit ${rc}: ${err}")
+endif()
+string(JSON count LENGTH "${out}" devices)
+if(count LESS 1)
+  message(FATAL_ERROR "no device in: ${out}")
+endif()
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  foreach(field name platform type compute_units global_mem_bytes opencl_c_version
+                driver_version unified_memory)
+    string(JSON value GET "${out}" devices ${i} ${field})
+    if(value STREQUAL "")
+      message(FATAL_ERROR "device ${i} has no ${field}")
+    endif()
+  endforeach()
+endforeach()
+string(JSON reason GET "${out}" selection default reason)
+string(JSON p GET "${out}" selection default platform_index)
+message(STATUS "default: ${p} (${reason})")
