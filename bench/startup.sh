@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # First-kernel latency of a fresh process, cold and warm, with our disk cache and the driver's
-# own cache (PoCL's kernel cache) each cold or warm. Each row: median of RUNS fresh processes.
+# own cache (PoCL's kernel cache, NVIDIA's ComputeCache) each cold or warm. Each row: median of RUNS fresh processes.
 #   bench/startup.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
 build=${1:-build}
@@ -27,13 +27,15 @@ row() {
         if [[ $driver == cold ]]; then pc=$scratch/pocl-$RANDOM$RANDOM; fi
         local flag=1
         [[ $ours == off ]] && flag=0
-        times+=("$(one CLCOMPUTE_CACHE=$flag CLCOMPUTE_CACHE_DIR="$oc" POCL_CACHE_DIR="$pc")")
+        times+=("$(one CLCOMPUTE_CACHE=$flag CLCOMPUTE_CACHE_DIR="$oc" POCL_CACHE_DIR="$pc" \
+            CUDA_CACHE_PATH="$pc")")
     done
     printf '| %-44s | %8.1f |\n' "$label" "$(printf '%s\n' "${times[@]}" | median)"
 }
 
 # Fill both warm caches once.
-one CLCOMPUTE_CACHE_DIR="$scratch/ours-warm" POCL_CACHE_DIR="$scratch/pocl-warm" >/dev/null
+one CLCOMPUTE_CACHE_DIR="$scratch/ours-warm" POCL_CACHE_DIR="$scratch/pocl-warm" \
+    CUDA_CACHE_PATH="$scratch/pocl-warm" >/dev/null
 
 echo "device: $("$bin" | sed -n 's/.*device="\(.*\)"/\1/p')"
 echo
