@@ -7,5 +7,6 @@
 #include "clcompute/status.h"
 #include "clcompute/runtime.h"
 #include "clcompute/copy.h"
+#include "clcompute/image.h"
 
 #endif

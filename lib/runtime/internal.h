@@ -20,6 +20,7 @@ typedef struct clc_embedded_source {
 
 /* Defined in the generated kernels.c, one per cl/NAME.cl. */
 extern const clc_embedded_source clc__source_copy;
+extern const clc_embedded_source clc__source_gray;
 
 typedef struct clc_program_entry {
     const clc_embedded_source *source;
@@ -107,6 +108,33 @@ clc_status clc__program_build(clc_context *ctx, const char *source, size_t lengt
                               const char *source_hash, const char *options, cl_program *program);
 
 void clc__programs_release(clc_context *ctx);
+
+/* ---- buffers and work sizes (launch.c) ---- */
+
+/* Checks that buffer belongs to ctx's context and holds `bytes` from `offset`; `what` names it
+ * in the message ("source buffer"). */
+clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, size_t bytes,
+                             const char *what);
+
+/* A kernel from an embedded program, created for this call (cl_kernel argument state must not be
+ * shared between threads). */
+clc_status clc__kernel_create(clc_context *ctx, const clc_embedded_source *source,
+                              const char *options, const char *name, cl_kernel *kernel);
+
+/* The one-dimensional work-group size for kernel on ctx's device: `want` capped by the
+ * kernel's own limit and rounded down to its preferred multiple. */
+clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size_t *local);
+
+typedef struct clc_arg {
+    size_t size;
+    const void *value;
+} clc_arg;
+#define CLC_ARG(x)                                                                                 \
+    { sizeof(x), &(x) }
+
+/* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
+clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,
+                         const clc_arg *args, size_t count);
 
 /* ---- disk cache (cache.c) ---- */
 

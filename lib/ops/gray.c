@@ -1,0 +1,224 @@
+/* Host side of the gray conversion: validate, choose the kernel shape, enqueue. */
+#include <stdint.h>
+#include <string.h>
+
+#include "../ref/ref.h"
+#include "../runtime/internal.h"
+
+/* Everything the kernel needs, worked out once from the caller's arguments. */
+typedef struct gray_plan {
+    size_t src_bytes, dst_bytes;
+    size_t src_pitch, dst_pitch;
+    cl_uint w0, w1, w2; /* weights by channel position */
+    const char *kernel_name;
+    const char *options;
+} gray_plan;
+
+static int is_color(clc_pixel_format f) {
+    return f == CLC_PIXEL_RGB8 || f == CLC_PIXEL_BGR8 || f == CLC_PIXEL_RGBA8 ||
+           f == CLC_PIXEL_BGRA8;
+}
+
+static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const clc_image_desc *dst,
+                            const clc_gray_options *options, gray_plan *plan) {
+    if (!src || !dst)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "gray: image description is NULL");
+    if (!is_color(src->format))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "gray: source format %d is not RGB8, BGR8, RGBA8 or BGRA8",
+                         (int)src->format);
+    if (dst->format != CLC_PIXEL_GRAY8 && dst->format != CLC_PIXEL_GRAY_F32)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "gray: destination format %d is not GRAY8 or GRAY_F32", (int)dst->format);
+    if (src->width != dst->width || src->height != dst->height)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "gray: source is %zu x %zu but destination is %zu x %zu", src->width,
+                         src->height, dst->width, dst->height);
+    clc_gray_weights weights = options ? options->weights : CLC_GRAY_BT601;
+    if (weights != CLC_GRAY_BT601 && weights != CLC_GRAY_BT709)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "gray: unknown weights %d", (int)weights);
+    clc_status st = clc_image_span(src, &plan->src_bytes);
+    if (st == CLC_SUCCESS)
+        st = clc_image_span(dst, &plan->dst_bytes);
+    if (st != CLC_SUCCESS)
+        return clc__fail(ctx, st, "gray: %s", clc_last_error());
+    if (src->width > UINT32_MAX || src->height > UINT32_MAX)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "gray: %zu x %zu exceeds 2^32 - 1 a side",
+                         src->width, src->height);
+    plan->src_pitch = src->pitch ? src->pitch : src->width * clc_pixel_size(src->format);
+    plan->dst_pitch = dst->pitch ? dst->pitch : dst->width * clc_pixel_size(dst->format);
+    if (dst->format == CLC_PIXEL_GRAY_F32 && plan->dst_pitch % 4 != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "gray: a float destination needs a pitch that is a multiple of 4, "
+                         "not %zu",
+                         plan->dst_pitch);
+
+    uint32_t rgb[3];
+    clc__gray_weights(weights, rgb);
+    const int bgr = src->format == CLC_PIXEL_BGR8 || src->format == CLC_PIXEL_BGRA8;
+    plan->w0 = bgr ? rgb[2] : rgb[0];
+    plan->w1 = rgb[1];
+    plan->w2 = bgr ? rgb[0] : rgb[2];
+    plan->kernel_name = dst->format == CLC_PIXEL_GRAY8 ? "gray_u8" : "gray_f32";
+    plan->options = clc_pixel_size(src->format) == 3 ? "-DCHANNELS=3" : "-DCHANNELS=4";
+    return CLC_SUCCESS;
+}
+
+/* Enqueues the kernel on buffers already checked; `aligned` promises 16-byte aligned rows. */
+static clc_status launch(clc_context *ctx, const gray_plan *plan, const clc_image_desc *src,
+                         cl_mem src_buf, size_t src_offset, cl_mem dst_buf, size_t dst_offset,
+                         cl_uint aligned, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event) {
+    cl_kernel kernel = NULL;
+    clc_status st =
+        clc__kernel_create(ctx, &clc__source_gray, plan->options, plan->kernel_name, &kernel);
+    if (st != CLC_SUCCESS)
+        return st;
+
+    const cl_uint width = (cl_uint)src->width, height = (cl_uint)src->height;
+    const cl_uint blocks = (width + 15) / 16;
+    cl_uint blocks_per_item = 1, rows_per_item = 1;
+    size_t local[2] = {1, 1}, global[2];
+    if (ctx->info.type == CLC_DEVICE_CPU) {
+        /* CPU devices: whole rows a work-item, about eight items a core, work-groups of one.
+         * PoCL runs each work-group as one task, so fewer, longer items keep its scheduling
+         * cost below a percent of the work. */
+        const cl_uint items = ctx->info.compute_units ? 8 * ctx->info.compute_units : 16;
+        blocks_per_item = blocks;
+        rows_per_item = (height + items - 1) / items;
+        global[0] = 1;
+        global[1] = (height + rows_per_item - 1) / rows_per_item;
+    } else {
+        /* GPUs: one block of 16 pixels an item, rows in y, groups wide in x. */
+        st = clc__local_size(ctx, kernel, 256, &local[0]);
+        if (st != CLC_SUCCESS)
+            goto done;
+        global[0] = (blocks + local[0] - 1) / local[0] * local[0];
+        global[1] = height;
+    }
+
+    const cl_ulong so = src_offset, sp = plan->src_pitch, dof = dst_offset, dp = plan->dst_pitch;
+    const clc_arg args[] = {CLC_ARG(src_buf),         CLC_ARG(so),           CLC_ARG(sp),
+                            CLC_ARG(dst_buf),         CLC_ARG(dof),          CLC_ARG(dp),
+                            CLC_ARG(width),           CLC_ARG(height),       CLC_ARG(plan->w0),
+                            CLC_ARG(plan->w1),        CLC_ARG(plan->w2),     CLC_ARG(aligned),
+                            CLC_ARG(blocks_per_item), CLC_ARG(rows_per_item)};
+    st = clc__set_args(ctx, kernel, plan->kernel_name, args, sizeof args / sizeof args[0]);
+    if (st != CLC_SUCCESS)
+        goto done;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 2, NULL, global, local, num_events,
+                                        wait_list, event);
+    if (err != CL_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(gray)");
+done:
+    clReleaseKernel(kernel);
+    return st;
+}
+
+static int aligned16(size_t a, size_t b, size_t c, size_t d) {
+    return ((a | b | c | d) & 15) == 0;
+}
+
+clc_status clc_gray_enqueue(clc_context *ctx, const clc_image_desc *src, cl_mem src_buffer,
+                            size_t src_offset, const clc_image_desc *dst, cl_mem dst_buffer,
+                            size_t dst_offset, const clc_gray_options *options,
+                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                            cl_event *event) {
+    if (event)
+        *event = NULL;
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_gray_enqueue: ctx is NULL");
+    if ((num_events_in_wait_list > 0) != (event_wait_list != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_gray_enqueue: wait list and its count disagree");
+    gray_plan plan;
+    clc_status st = plan_gray(ctx, src, dst, options, &plan);
+    if (st == CLC_SUCCESS && dst->format == CLC_PIXEL_GRAY_F32 && dst_offset % 4 != 0)
+        st = clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                       "clc_gray_enqueue: a float destination needs an offset that is a "
+                       "multiple of 4, not %zu",
+                       dst_offset);
+    if (st == CLC_SUCCESS)
+        st = clc__check_buffer(ctx, src_buffer, src_offset, plan.src_bytes, "source buffer");
+    if (st == CLC_SUCCESS)
+        st = clc__check_buffer(ctx, dst_buffer, dst_offset, plan.dst_bytes, "destination buffer");
+    if (st != CLC_SUCCESS)
+        return st;
+    const cl_uint aligned = aligned16(src_offset, plan.src_pitch, dst_offset, plan.dst_pitch);
+    return launch(ctx, &plan, src, src_buffer, src_offset, dst_buffer, dst_offset, aligned,
+                  num_events_in_wait_list, event_wait_list, event);
+}
+
+/* Copies the rows of a device image into host memory without touching the pitch padding. */
+static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_desc *dst,
+                        size_t pitch, size_t bytes, void *host) {
+    const size_t row = dst->width * clc_pixel_size(dst->format);
+    if (pitch == row || dst->height == 1)
+        return clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    const size_t origin[3] = {0, 0, 0}, region[3] = {row, dst->height, 1};
+    return clEnqueueReadBufferRect(queue, buffer, CL_TRUE, origin, origin, region, pitch, 0, pitch,
+                                   0, host, 0, NULL, NULL);
+}
+
+clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src_data,
+                    const clc_image_desc *dst, void *dst_data, const clc_gray_options *options) {
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: ctx is NULL");
+    if (!src_data || !dst_data)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: image data is NULL");
+    gray_plan plan;
+    clc_status st = plan_gray(ctx, src, dst, options, &plan);
+    if (st != CLC_SUCCESS)
+        return st;
+    if (dst->format == CLC_PIXEL_GRAY_F32 && (uintptr_t)dst_data % 4 != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_gray: float destination memory is not 4-byte aligned");
+
+    /* Devices that share host memory work on the caller's memory in place; others get device
+     * buffers and explicit copies. */
+    const int in_place = ctx->info.unified_memory;
+    const cl_mem_flags host = in_place ? CL_MEM_USE_HOST_PTR : 0;
+    cl_int err = CL_SUCCESS;
+    cl_mem src_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | host, plan.src_bytes,
+                                    in_place ? (void *)(uintptr_t)src_data : NULL, &err);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(ctx, err, "clCreateBuffer(gray source)");
+    cl_mem dst_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | host, plan.dst_bytes,
+                                    in_place ? dst_data : NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(src_buf);
+        return clc__cl_fail(ctx, err, "clCreateBuffer(gray destination)");
+    }
+    cl_uint aligned = aligned16(0, plan.src_pitch, 0, plan.dst_pitch);
+    if (in_place)
+        aligned = aligned && aligned16((uintptr_t)src_data, 0, (uintptr_t)dst_data, 0);
+    if (!in_place) {
+        err = clEnqueueWriteBuffer(ctx->queue, src_buf, CL_FALSE, 0, plan.src_bytes, src_data, 0,
+                                   NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueWriteBuffer(gray source)");
+    }
+    if (st == CLC_SUCCESS)
+        st = launch(ctx, &plan, src, src_buf, 0, dst_buf, 0, aligned, 0, NULL, NULL);
+    if (st == CLC_SUCCESS && in_place) {
+        /* Mapping is what makes the device's writes visible in the caller's memory. */
+        void *p = clEnqueueMapBuffer(ctx->queue, dst_buf, CL_TRUE, CL_MAP_READ, 0, plan.dst_bytes,
+                                     0, NULL, NULL, &err);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueMapBuffer(gray destination)");
+        else if ((err = clEnqueueUnmapMemObject(ctx->queue, dst_buf, p, 0, NULL, NULL)) !=
+                 CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueUnmapMemObject(gray destination)");
+    } else if (st == CLC_SUCCESS) {
+        err = read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, plan.dst_bytes, dst_data);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(gray destination)");
+    }
+    /* The caller's memory must not be in use once we return, whatever happened. */
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    clReleaseMemObject(dst_buf);
+    clReleaseMemObject(src_buf);
+    return st;
+}

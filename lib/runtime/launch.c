@@ -1,0 +1,72 @@
+/* What every kernel family needs to launch: checked buffers, kernels, arguments, work sizes. */
+#include <stdio.h>
+
+#include "internal.h"
+
+clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, size_t bytes,
+                             const char *what) {
+    if (!buffer)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
+    cl_context owner = NULL;
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(ctx, err, "clGetMemObjectInfo");
+    if (owner != ctx->context)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s belongs to another OpenCL context than the clc_context", what);
+    if (offset > size || bytes > size - offset)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
+                         "%s holds %zu bytes; the image needs %zu from offset %zu", what, size,
+                         bytes, offset);
+    return CLC_SUCCESS;
+}
+
+clc_status clc__kernel_create(clc_context *ctx, const clc_embedded_source *source,
+                              const char *options, const char *name, cl_kernel *kernel) {
+    cl_program program = NULL;
+    clc_status st = clc__program_get(ctx, source, options, &program);
+    if (st != CLC_SUCCESS)
+        return st;
+    cl_int err = CL_SUCCESS;
+    *kernel = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) {
+        *kernel = NULL;
+        char call[128];
+        snprintf(call, sizeof call, "clCreateKernel(%s)", name);
+        return clc__cl_fail(ctx, err, call);
+    }
+    return CLC_SUCCESS;
+}
+
+clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size_t *local) {
+    size_t limit = 0, multiple = 0;
+    cl_int err = clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof limit, &limit, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetKernelWorkGroupInfo(kernel, ctx->device,
+                                       CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                       sizeof multiple, &multiple, NULL);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(ctx, err, "clGetKernelWorkGroupInfo");
+    size_t n = want < limit ? want : limit;
+    if (multiple > 1 && n >= multiple)
+        n -= n % multiple;
+    *local = n ? n : 1;
+    return CLC_SUCCESS;
+}
+
+clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,
+                         const clc_arg *args, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        cl_int err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, args[i].value);
+        if (err != CL_SUCCESS) {
+            char call[128];
+            snprintf(call, sizeof call, "clSetKernelArg(%s, %zu)", kernel_name, i);
+            return clc__cl_fail(ctx, err, call);
+        }
+    }
+    return CLC_SUCCESS;
+}
