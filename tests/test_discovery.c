@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void lists_at_least_one_device_with_its_properties(void **state)
-{
+static void lists_at_least_one_device_with_its_properties(void **state) {
     (void)state;
     clc_device_list *list = NULL;
     assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
@@ -31,24 +30,22 @@ static void lists_at_least_one_device_with_its_properties(void **state)
     clc_device_list_destroy(list);
 }
 
-static void devices_are_in_platform_then_device_order(void **state)
-{
+static void devices_are_in_platform_then_device_order(void **state) {
     (void)state;
     clc_device_list *list = NULL;
     assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
     for (size_t i = 1; i < clc_device_list_count(list); ++i) {
         const clc_device_info *a = clc_device_list_get(list, i - 1);
         const clc_device_info *b = clc_device_list_get(list, i);
-        assert_true(a->platform_index < b->platform_index ||
-                    (a->platform_index == b->platform_index &&
-                     a->device_index + 1 == b->device_index));
+        assert_true(
+            a->platform_index < b->platform_index ||
+            (a->platform_index == b->platform_index && a->device_index + 1 == b->device_index));
     }
     clc_device_list_destroy(list);
 }
 
 /* CI (CI=true) runs on PoCL with no GPU: its CPU device must be found there. */
-static void pocl_cpu_device_is_listed_in_ci(void **state)
-{
+static void pocl_cpu_device_is_listed_in_ci(void **state) {
     (void)state;
     const char *ci = getenv("CI");
     if (!ci || strcmp(ci, "true") != 0)
@@ -64,8 +61,7 @@ static void pocl_cpu_device_is_listed_in_ci(void **state)
     clc_device_list_destroy(list);
 }
 
-static void list_accessors_refuse_misuse(void **state)
-{
+static void list_accessors_refuse_misuse(void **state) {
     (void)state;
     assert_int_equal(clc_devices_query(NULL), CLC_ERROR_INVALID_ARGUMENT);
     assert_true(strstr(clc_last_error(), "NULL") != NULL);
@@ -81,8 +77,7 @@ static void list_accessors_refuse_misuse(void **state)
     clc_device_list_destroy(list);
 }
 
-static void device_types_have_names(void **state)
-{
+static void device_types_have_names(void **state) {
     (void)state;
     assert_string_equal(clc_device_type_string(CLC_DEVICE_CPU), "CPU");
     assert_string_equal(clc_device_type_string(CLC_DEVICE_GPU), "GPU");
@@ -91,8 +86,7 @@ static void device_types_have_names(void **state)
     assert_string_equal(clc_device_type_string((clc_device_type)42), "other");
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lists_at_least_one_device_with_its_properties),
         cmocka_unit_test(devices_are_in_platform_then_device_order),

@@ -1,0 +1,62 @@
+# clcompute gray on every input kind: OpenCV's own output is the oracle where the container is
+# lossless; refused inputs give a message, a non-zero exit and no output file.
+set(out "${WORK}/tool_gray")
+file(REMOVE_RECURSE "${out}")
+file(MAKE_DIRECTORY "${out}")
+
+function(convert name input)
+  execute_process(COMMAND "${TOOL}" gray "${DATA}/${input}" "${out}/${name}.png" ${ARGN}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gray ${input}: exit ${rc}: ${err}")
+  endif()
+endfunction()
+
+function(same a b)
+  execute_process(COMMAND "${DIFF}" ${ARGV} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${a} vs ${b}: ${err}")
+  endif()
+endfunction()
+
+foreach(name rgb rgba gray gray_alpha)
+  convert(${name} ${name}.png)
+  same("${out}/${name}.png" "${DATA}/${name}.gray.png")
+endforeach()
+foreach(ext bmp ppm tga)
+  convert(rgb_${ext} rgb.${ext})
+  same("${out}/rgb_${ext}.png" "${DATA}/rgb.gray.png")
+endforeach()
+# JPEG decoders differ, so the oracle is the BT.601 formula on stb's own decode.
+convert(rgb_jpg rgb.jpg)
+same(--gray-of "${DATA}/rgb.jpg" "${out}/rgb_jpg.png")
+convert(rgb_709 rgb.png --weights bt709)
+
+function(refused input expect)
+  set(target "${out}/refused.png")
+  execute_process(COMMAND "${TOOL}" gray "${input}" "${target}" ${ARGN}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "${expect}")
+    message(FATAL_ERROR "gray ${input}: exit ${rc}, message '${err}', wanted '${expect}'")
+  endif()
+  file(GLOB left "${out}/refused.png*")
+  if(left)
+    message(FATAL_ERROR "gray ${input} left ${left}")
+  endif()
+endfunction()
+
+refused("${DATA}/depth16.png" "16-bit")
+refused("${DATA}/truncated.png" "truncated or corrupt")
+refused("${DATA}/not_an_image.png" "not an image")
+refused("${DATA}/missing.png" "No such file")
+refused("${DATA}" "is a directory")
+refused("${DATA}/rgb.png" "weights" --weights bt2020)
+refused("${DATA}/rgb.png" "matched no" --device no-such-device)
+
+# An output directory that does not exist: clear message, nothing created.
+execute_process(COMMAND "${TOOL}" gray "${DATA}/rgb.png" "${out}/no/such/dir/x.png"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "cannot create")
+  message(FATAL_ERROR "missing output directory: exit ${rc}, '${err}'")
+endif()
+message(STATUS "tool gray: all inputs converted or refused as expected")
