@@ -49,6 +49,7 @@ typedef struct clc_device_info {
     int unified_memory; /* 1 when the device shares memory with the host (CPUs, integrated GPUs) */
     int fp64;           /* 1 when the device supports double precision */
     int available;      /* 0 when the driver reports the device unavailable; never selected */
+    int little_endian;  /* 1 for little-endian devices (all current GPUs and CPUs) */
 } clc_device_info;
 
 /* An immutable snapshot of every platform and device. */

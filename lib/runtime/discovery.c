@@ -88,7 +88,7 @@ clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
 
     cl_device_type type = 0;
     cl_ulong global_mem = 0, local_mem = 0, max_alloc = 0;
-    cl_bool unified = CL_FALSE, available = CL_FALSE;
+    cl_bool unified = CL_FALSE, available = CL_FALSE, little = CL_FALSE;
     cl_device_fp_config fp64 = 0;
     DEVICE_SCALAR(device, CL_DEVICE_TYPE, type);
     DEVICE_SCALAR(device, CL_DEVICE_VENDOR_ID, info->vendor_id);
@@ -100,6 +100,7 @@ clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
     DEVICE_SCALAR(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, info->max_work_group_size);
     DEVICE_SCALAR(device, CL_DEVICE_HOST_UNIFIED_MEMORY, unified);
     DEVICE_SCALAR(device, CL_DEVICE_AVAILABLE, available);
+    DEVICE_SCALAR(device, CL_DEVICE_ENDIAN_LITTLE, little);
     DEVICE_SCALAR(device, CL_DEVICE_DOUBLE_FP_CONFIG, fp64);
 
     if (type & CL_DEVICE_TYPE_GPU)
@@ -117,6 +118,7 @@ clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
      * host memory by construction even where a driver leaves it unset. */
     info->unified_memory = unified == CL_TRUE || info->type == CLC_DEVICE_CPU;
     info->available = available == CL_TRUE;
+    info->little_endian = little == CL_TRUE;
     info->fp64 = fp64 != 0;
     return CLC_SUCCESS;
 }
