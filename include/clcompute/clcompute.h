@@ -8,5 +8,6 @@
 #include "clcompute/runtime.h"
 #include "clcompute/copy.h"
 #include "clcompute/image.h"
+#include "clcompute/cloud.h"
 
 #endif

@@ -18,12 +18,14 @@ typedef enum clc_pixel_format {
     CLC_PIXEL_RGBA8 = 3, /* alpha is ignored by conversions, as in OpenCV */
     CLC_PIXEL_BGRA8 = 4,
     CLC_PIXEL_GRAY8 = 5,
-    CLC_PIXEL_GRAY_F32 = 6 /* one float a pixel, native byte order */
+    CLC_PIXEL_GRAY_F32 = 6,  /* one float a pixel, native byte order */
+    CLC_PIXEL_DEPTH_U16 = 7, /* depth in sensor units (see clc_cloud_options.depth_scale) */
+    CLC_PIXEL_DEPTH_F32 = 8  /* depth in metres */
 } clc_pixel_format;
 
 /* Shape of an image: rows of width pixels, `pitch` bytes apart (any value from
- * width * bytes-per-pixel up; 0 means exactly that). Float formats need pitches and buffer
- * offsets that are multiples of 4. */
+ * width * bytes-per-pixel up; 0 means exactly that). Formats with 2- or 4-byte values (depth,
+ * float) need pitches, pointers and buffer offsets that are multiples of that size. */
 typedef struct clc_image_desc {
     clc_pixel_format format;
     size_t width;

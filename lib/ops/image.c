@@ -11,7 +11,10 @@ size_t clc_pixel_size(clc_pixel_format format) {
     case CLC_PIXEL_RGBA8:
     case CLC_PIXEL_BGRA8:
     case CLC_PIXEL_GRAY_F32:
+    case CLC_PIXEL_DEPTH_F32:
         return 4;
+    case CLC_PIXEL_DEPTH_U16:
+        return 2;
     case CLC_PIXEL_GRAY8:
         return 1;
     }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clcompute/cloud.h"
 #include "clcompute/image.h"
 
 /* The fixed-point weights of clc_gray_weights for R, G, B (sum 32768). */
@@ -14,5 +15,20 @@ void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3]);
 /* Gray conversion with the semantics of clc_gray; the descriptions must already be valid. */
 void clc__ref_gray(const clc_image_desc *src, const void *src_data, const clc_image_desc *dst,
                    void *dst_data, clc_gray_weights weights);
+
+/* The cloud parameters after defaults, as the kernel sees them (float). */
+typedef struct clc_cloud_params {
+    float scale, trunc, fx, fy, cx, cy;
+    unsigned stride;
+    size_t sw, sh; /* sampled grid */
+    clc_cloud_layout layout;
+} clc_cloud_params;
+
+/* Depth to points with the semantics of clc_depth_to_points, into arrays of sw * sh points
+ * (colors may be NULL); returns the number of points written. Inputs must already be valid. */
+size_t clc__ref_depth_to_points(const clc_image_desc *depth, const void *depth_data,
+                                const clc_image_desc *color, const void *color_data,
+                                const clc_cloud_params *params, float *points,
+                                unsigned char *colors);
 
 #endif

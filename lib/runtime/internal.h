@@ -20,6 +20,7 @@ typedef struct clc_embedded_source {
 
 /* Defined in the generated kernels.c, one per cl/NAME.cl. */
 extern const clc_embedded_source clc__source_copy;
+extern const clc_embedded_source clc__source_cloud;
 extern const clc_embedded_source clc__source_gray;
 
 typedef struct clc_program_entry {

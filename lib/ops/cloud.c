@@ -1,0 +1,574 @@
+/* Host side of depth to points: validate, plan the passes, enqueue. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ref/ref.h"
+#include "../runtime/internal.h"
+
+/* Everything worked out from the caller's arguments before anything is enqueued. */
+typedef struct cloud_plan {
+    clc_cloud_params p;
+    cl_uint n; /* sampled pixels */
+    size_t depth_bytes, depth_pitch;
+    size_t color_bytes, color_pitch; /* 0 without colour */
+    int has_color;
+    const char *options; /* build options: depth type, division rounding */
+} cloud_plan;
+
+static int finite_nonzero(double v) {
+    return isfinite(v) && v != 0.0;
+}
+
+static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
+                             const clc_image_desc *color, const clc_intrinsics *k,
+                             const clc_cloud_options *options, cloud_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    if (!depth || !k)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: depth description and intrinsics are required");
+    if (depth->format != CLC_PIXEL_DEPTH_U16 && depth->format != CLC_PIXEL_DEPTH_F32)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: depth format %d is not DEPTH_U16 or DEPTH_F32",
+                         (int)depth->format);
+    clc_status st = clc_image_span(depth, &plan->depth_bytes);
+    if (st != CLC_SUCCESS)
+        return clc__fail(ctx, st, "depth to points: depth image: %s", clc_last_error());
+    const size_t bpp = clc_pixel_size(depth->format);
+    plan->depth_pitch = depth->pitch ? depth->pitch : depth->width * bpp;
+    if (plan->depth_pitch % bpp != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: depth pitch %zu is not a multiple of %zu",
+                         plan->depth_pitch, bpp);
+    if (color) {
+        if (color->format != CLC_PIXEL_RGB8)
+            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                             "depth to points: colour format %d is not RGB8", (int)color->format);
+        if (color->width != depth->width || color->height != depth->height)
+            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                             "depth to points: colour is %zu x %zu but depth is %zu x %zu",
+                             color->width, color->height, depth->width, depth->height);
+        st = clc_image_span(color, &plan->color_bytes);
+        if (st != CLC_SUCCESS)
+            return clc__fail(ctx, st, "depth to points: colour image: %s", clc_last_error());
+        plan->color_pitch = color->pitch ? color->pitch : color->width * 3;
+        plan->has_color = 1;
+    }
+    if (!finite_nonzero(k->fx) || !finite_nonzero(k->fy) || !isfinite(k->cx) || !isfinite(k->cy))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: intrinsics fx=%g fy=%g cx=%g cy=%g: fx and fy must be "
+                         "finite and non-zero, cx and cy finite",
+                         k->fx, k->fy, k->cx, k->cy);
+    const double scale = options && options->depth_scale != 0.0 ? options->depth_scale : 1000.0;
+    const double trunc = options && options->depth_trunc != 0.0 ? options->depth_trunc : 1000.0;
+    const unsigned stride = options && options->stride ? options->stride : 1;
+    const clc_cloud_layout layout = options ? options->layout : CLC_CLOUD_DENSE;
+    if (!(isfinite(scale) && scale > 0.0))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: depth_scale %g must be finite and positive", scale);
+    if (!(trunc > 0.0)) /* NaN fails this too; +infinity means no truncation */
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "depth to points: depth_trunc %g must be positive", trunc);
+    if (layout != CLC_CLOUD_DENSE && layout != CLC_CLOUD_ORGANIZED)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "depth to points: unknown layout %d",
+                         (int)layout);
+    const size_t sw = (depth->width - 1) / stride + 1, sh = (depth->height - 1) / stride + 1;
+    if (sw > UINT32_MAX / sh || depth->width > UINT32_MAX || depth->height > UINT32_MAX)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
+                         "depth to points: %zu x %zu samples exceed 2^32 - 1", sw, sh);
+    plan->n = (cl_uint)(sw * sh);
+    plan->p =
+        (clc_cloud_params){(float)scale, (float)trunc, (float)k->fx, (float)k->fy, (float)k->cx,
+                           (float)k->cy, stride,       sw,           sh,           layout};
+    return CLC_SUCCESS;
+}
+
+clc_status clc_cloud_grid_size(const clc_image_desc *depth, const clc_cloud_options *options,
+                               size_t *points) {
+    if (!points)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_cloud_grid_size: points is NULL");
+    const clc_intrinsics unit = {1.0, 1.0, 0.0, 0.0};
+    cloud_plan plan;
+    clc_status st = plan_cloud(NULL, depth, NULL, &unit, options, &plan);
+    if (st == CLC_SUCCESS)
+        *points = plan.n;
+    return st;
+}
+
+/* Build options: the depth type, and IEEE division where the device offers it, so that
+ * z = raw / depth_scale and the truncation edge agree with the C reference bit for bit. */
+static const char *build_options(clc_context *ctx, clc_pixel_format format) {
+    cl_device_fp_config fp = 0;
+    const int exact = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp,
+                                      NULL) == CL_SUCCESS &&
+                      (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
+    if (format == CLC_PIXEL_DEPTH_U16)
+        return exact ? "-DDEPTH_U16 -cl-fp32-correctly-rounded-divide-sqrt" : "-DDEPTH_U16";
+    return exact ? "-DDEPTH_F32 -cl-fp32-correctly-rounded-divide-sqrt" : "-DDEPTH_F32";
+}
+
+/* The frame arguments every cloud kernel starts with (FRAME_PARAMS in cl/cloud.cl). */
+typedef struct frame_args {
+    cl_mem depth, color;
+    cl_ulong depth_offset, depth_pitch, color_offset, color_pitch;
+    cl_uint sw, n, stride, has_color;
+    float scale, trunc, fx, fy, cx, cy;
+} frame_args;
+#define FRAME_ARG_COUNT 16
+
+static void frame_arg_list(const frame_args *f, clc_arg *a) {
+    const clc_arg list[FRAME_ARG_COUNT] = {CLC_ARG(f->depth),       CLC_ARG(f->depth_offset),
+                                           CLC_ARG(f->depth_pitch), CLC_ARG(f->sw),
+                                           CLC_ARG(f->n),           CLC_ARG(f->stride),
+                                           CLC_ARG(f->scale),       CLC_ARG(f->trunc),
+                                           CLC_ARG(f->fx),          CLC_ARG(f->fy),
+                                           CLC_ARG(f->cx),          CLC_ARG(f->cy),
+                                           CLC_ARG(f->color),       CLC_ARG(f->color_offset),
+                                           CLC_ARG(f->color_pitch), CLC_ARG(f->has_color)};
+    memcpy(a, list, sizeof list);
+}
+
+/* Largest power of two <= n (the local reductions halve). */
+static size_t pow2_floor(size_t n) {
+    size_t p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+typedef struct cloud_kernel {
+    cl_kernel kernel;
+    const char *name;
+} cloud_kernel;
+
+static clc_status make_kernel(clc_context *ctx, const char *options, const char *name,
+                              cloud_kernel *k) {
+    k->name = name;
+    return clc__kernel_create(ctx, &clc__source_cloud, options, name, &k->kernel);
+}
+
+/* Sets the frame, then `extra` arguments, and enqueues 1-D. */
+static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame,
+                      const clc_arg *extra, size_t extra_count, size_t global, size_t local,
+                      cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+    clc_arg args[FRAME_ARG_COUNT + 4];
+    size_t count = 0;
+    if (frame) {
+        frame_arg_list(frame, args);
+        count = FRAME_ARG_COUNT;
+    }
+    memcpy(args + count, extra, extra_count * sizeof *extra);
+    clc_status st = clc__set_args(ctx, k->kernel, k->name, args, count + extra_count);
+    if (st != CLC_SUCCESS)
+        return st;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL, &global, &local, num_events,
+                                        wait_list, event);
+    if (err != CL_SUCCESS) {
+        char call[96];
+        snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->name);
+        return clc__cl_fail(ctx, err, call);
+    }
+    return CLC_SUCCESS;
+}
+
+/* Work shape: GPUs use many small items and work-groups that scan locally; CPU devices use a
+ * few long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
+ * per-group cost is negligible. */
+typedef struct cloud_shape {
+    size_t local;     /* dense passes and organized */
+    cl_uint tile;     /* samples per dense tile */
+    cl_uint groups;   /* dense tiles */
+    cl_uint per_item; /* organized samples per item */
+    size_t organized_global;
+    size_t scan_local;
+} cloud_shape;
+
+static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kernel *any,
+                            cloud_shape *s) {
+    const cl_uint n = plan->n;
+    /* CLCOMPUTE_CLOUD_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
+    const char *force = getenv("CLCOMPUTE_CLOUD_SHAPE");
+    int items_shape = ctx->info.type == CLC_DEVICE_CPU;
+    if (force && strcmp(force, "groups") == 0)
+        items_shape = 0;
+    else if (force && strcmp(force, "items") == 0)
+        items_shape = 1;
+    else if (force && *force)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "CLCOMPUTE_CLOUD_SHAPE is \"%s\"; use groups or items", force);
+    if (items_shape) {
+        const cl_uint items = ctx->info.compute_units ? 8 * ctx->info.compute_units : 16;
+        s->local = 1;
+        s->scan_local = 1;
+        s->per_item = (n + items - 1) / items;
+        s->tile = s->per_item;
+    } else {
+        size_t local = 0;
+        clc_status st = clc__local_size(ctx, any->kernel, 256, &local);
+        if (st != CLC_SUCCESS)
+            return st;
+        s->local = pow2_floor(local);
+        s->scan_local = s->local;
+        s->per_item = 1;
+        /* 16 rounds of a work-group a tile: enough work to hide the scan's barriers. */
+        s->tile = (cl_uint)s->local * 16;
+    }
+    s->groups = (n + s->tile - 1) / s->tile;
+    const size_t items = (n + s->per_item - 1) / s->per_item;
+    s->organized_global = (items + s->local - 1) / s->local * s->local;
+    return CLC_SUCCESS;
+}
+
+/* Scratch of a dense conversion: tile counts, tile offsets, and the total. */
+typedef struct dense_scratch {
+    cl_mem counts, offsets, total;
+} dense_scratch;
+
+static void scratch_release(dense_scratch *s) {
+    if (s->counts)
+        clReleaseMemObject(s->counts);
+    if (s->offsets)
+        clReleaseMemObject(s->offsets);
+    if (s->total)
+        clReleaseMemObject(s->total);
+}
+
+static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s) {
+    cl_int err = CL_SUCCESS;
+    s->counts =
+        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), NULL, &err);
+    if (err == CL_SUCCESS)
+        s->offsets =
+            clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), NULL, &err);
+    if (err == CL_SUCCESS && !total)
+        s->total = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    else if (err == CL_SUCCESS && (err = clRetainMemObject(total)) == CL_SUCCESS)
+        s->total = total;
+    if (err != CL_SUCCESS) {
+        scratch_release(s);
+        return clc__cl_fail(ctx, err, "clCreateBuffer(cloud scratch)");
+    }
+    return CLC_SUCCESS;
+}
+
+/* Passes 1 and 2: tile counts and offsets, and the total into scratch->total. */
+static clc_status enqueue_count(clc_context *ctx, const char *options, const frame_args *frame,
+                                const cloud_shape *shape, const dense_scratch *scratch,
+                                cl_uint num_events, const cl_event *wait_list) {
+    cloud_kernel count = {0}, scan = {0};
+    clc_status st = make_kernel(ctx, options, "cloud_count", &count);
+    if (st == CLC_SUCCESS)
+        st = make_kernel(ctx, options, "cloud_scan", &scan);
+    if (st == CLC_SUCCESS) {
+        const clc_arg extra[] = {
+            CLC_ARG(scratch->counts), CLC_ARG(shape->tile), {shape->local * sizeof(cl_uint), NULL}};
+        st = run(ctx, &count, frame, extra, 3, shape->groups * shape->local, shape->local,
+                 num_events, wait_list, NULL);
+    }
+    if (st == CLC_SUCCESS) {
+        const clc_arg extra[] = {CLC_ARG(scratch->counts),
+                                 CLC_ARG(shape->groups),
+                                 CLC_ARG(scratch->offsets),
+                                 CLC_ARG(scratch->total),
+                                 {shape->scan_local * sizeof(cl_uint), NULL}};
+        st = run(ctx, &scan, NULL, extra, 5, shape->scan_local, shape->scan_local, 0, NULL, NULL);
+    }
+    if (count.kernel)
+        clReleaseKernel(count.kernel);
+    if (scan.kernel)
+        clReleaseKernel(scan.kernel);
+    return st;
+}
+
+/* Pass 3, or the organized kernel: writes the points. */
+static clc_status enqueue_write(clc_context *ctx, const char *options, const frame_args *frame,
+                                const cloud_shape *shape, const dense_scratch *scratch,
+                                cl_mem points, cl_mem colors, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event) {
+    const int dense = scratch != NULL;
+    cloud_kernel k = {0};
+    clc_status st = make_kernel(ctx, options, dense ? "cloud_dense" : "cloud_organized", &k);
+    if (st != CLC_SUCCESS)
+        return st;
+    /* Without colour the kernel never touches `colors`; any buffer will do as the argument. */
+    cl_mem color_out = colors ? colors : points;
+    if (dense) {
+        const clc_arg extra[] = {CLC_ARG(scratch->offsets),
+                                 CLC_ARG(points),
+                                 CLC_ARG(color_out),
+                                 CLC_ARG(shape->tile),
+                                 {shape->local * sizeof(cl_uint), NULL}};
+        st = run(ctx, &k, frame, extra, 5, shape->groups * shape->local, shape->local, num_events,
+                 wait_list, event);
+    } else {
+        const clc_arg extra[] = {CLC_ARG(points), CLC_ARG(color_out), CLC_ARG(shape->per_item)};
+        st = run(ctx, &k, frame, extra, 3, shape->organized_global, shape->local, num_events,
+                 wait_list, event);
+    }
+    clReleaseKernel(k.kernel);
+    return st;
+}
+
+static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_offset,
+                             cl_mem color, size_t color_offset) {
+    frame_args f;
+    memset(&f, 0, sizeof f);
+    f.depth = depth;
+    /* Without colour the kernel never reads `color`; the depth buffer stands in. */
+    f.color = color ? color : depth;
+    f.depth_offset = depth_offset;
+    f.depth_pitch = plan->depth_pitch;
+    f.color_offset = color_offset;
+    f.color_pitch = plan->color_pitch;
+    f.sw = (cl_uint)plan->p.sw;
+    f.n = plan->n;
+    f.stride = plan->p.stride;
+    f.has_color = (cl_uint)plan->has_color;
+    f.scale = plan->p.scale;
+    f.trunc = plan->p.trunc;
+    f.fx = plan->p.fx;
+    f.fy = plan->p.fy;
+    f.cx = plan->p.cx;
+    f.cy = plan->p.cy;
+    return f;
+}
+
+clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *depth,
+                                       cl_mem depth_buffer, size_t depth_offset,
+                                       const clc_image_desc *color, cl_mem color_buffer,
+                                       size_t color_offset, const clc_intrinsics *intrinsics,
+                                       const clc_cloud_options *options, cl_mem points,
+                                       cl_mem colors, cl_mem count, cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event) {
+    if (event)
+        *event = NULL;
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points_enqueue: ctx is NULL");
+    if ((num_events_in_wait_list > 0) != (event_wait_list != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points_enqueue: wait list and its count disagree");
+    cloud_plan plan;
+    clc_status st = plan_cloud(ctx, depth, color, intrinsics, options, &plan);
+    if (st != CLC_SUCCESS)
+        return st;
+    const size_t bpp = clc_pixel_size(depth->format);
+    const int dense = plan.p.layout == CLC_CLOUD_DENSE;
+    if (depth_offset % bpp != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points_enqueue: depth offset %zu is not a multiple of %zu",
+                         depth_offset, bpp);
+    if (plan.has_color != (color_buffer != NULL) || plan.has_color != (colors != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points_enqueue: a colour image needs its description, "
+                         "its buffer and a colour output, and no colour needs none of them");
+    if (dense && !count)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points_enqueue: a dense cloud needs a count buffer");
+    st = clc__check_buffer(ctx, depth_buffer, depth_offset, plan.depth_bytes, "depth buffer");
+    if (st == CLC_SUCCESS && plan.has_color)
+        st = clc__check_buffer(ctx, color_buffer, color_offset, plan.color_bytes, "colour buffer");
+    if (st == CLC_SUCCESS)
+        st = clc__check_buffer(ctx, points, 0, (size_t)plan.n * 12, "points buffer");
+    if (st == CLC_SUCCESS && plan.has_color)
+        st = clc__check_buffer(ctx, colors, 0, (size_t)plan.n * 3, "colours buffer");
+    if (st == CLC_SUCCESS && count)
+        st = clc__check_buffer(ctx, count, 0, sizeof(cl_uint), "count buffer");
+    if (st != CLC_SUCCESS)
+        return st;
+
+    const char *opts = build_options(ctx, depth->format);
+    const frame_args frame =
+        frame_from(&plan, depth_buffer, depth_offset, color_buffer, color_offset);
+    cloud_kernel probe = {0};
+    cloud_shape shape;
+    st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
+    if (st != CLC_SUCCESS)
+        return st;
+    st = shape_for(ctx, &plan, &probe, &shape);
+    clReleaseKernel(probe.kernel);
+    if (st != CLC_SUCCESS)
+        return st;
+    if (!dense)
+        return enqueue_write(ctx, opts, &frame, &shape, NULL, points, colors,
+                             num_events_in_wait_list, event_wait_list, event);
+
+    dense_scratch scratch = {0};
+    st = scratch_create(ctx, shape.groups, count, &scratch);
+    if (st == CLC_SUCCESS)
+        st = enqueue_count(ctx, opts, &frame, &shape, &scratch, num_events_in_wait_list,
+                           event_wait_list);
+    if (st == CLC_SUCCESS)
+        st = enqueue_write(ctx, opts, &frame, &shape, &scratch, points, colors, 0, NULL, event);
+    /* Enqueued commands keep their buffers alive; our references can go. */
+    scratch_release(&scratch);
+    return st;
+}
+
+/* Host memory in and out of the conversion: in place on host-unified devices, copies elsewhere.
+ * Output buffers are created only once the number of points is known to fit. */
+typedef struct host_io {
+    int in_place;
+    cl_mem depth, color, points, colors;
+} host_io;
+
+static void host_io_release(host_io *io) {
+    cl_mem *all[] = {&io->depth, &io->color, &io->points, &io->colors};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+        if (*all[i])
+            clReleaseMemObject(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+static cl_mem input_buffer(clc_context *ctx, int in_place, const void *data, size_t bytes,
+                           cl_int *err) {
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
+                              bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
+    if (*err == CL_SUCCESS && !in_place) {
+        *err = clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
+        if (*err != CL_SUCCESS) {
+            clReleaseMemObject(m);
+            m = NULL;
+        }
+    }
+    return m;
+}
+
+static cl_mem output_buffer(clc_context *ctx, int in_place, void *data, size_t bytes, cl_int *err) {
+    return clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
+                          bytes, in_place ? data : NULL, err);
+}
+
+/* Brings `bytes` of an output buffer into the caller's memory. */
+static cl_int output_sync(clc_context *ctx, int in_place, cl_mem m, void *data, size_t bytes) {
+    if (!bytes)
+        return CL_SUCCESS;
+    if (!in_place)
+        return clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
+    /* Mapping is what makes a device's writes visible in host memory it was given. */
+    cl_int err = CL_SUCCESS;
+    void *p =
+        clEnqueueMapBuffer(ctx->queue, m, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &err);
+    if (err == CL_SUCCESS)
+        err = clEnqueueUnmapMemObject(ctx->queue, m, p, 0, NULL, NULL);
+    return err;
+}
+
+clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
+                               const void *depth_data, const clc_image_desc *color,
+                               const void *color_data, const clc_intrinsics *intrinsics,
+                               const clc_cloud_options *options, float *points,
+                               unsigned char *colors, size_t capacity, size_t *count) {
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_depth_to_points: ctx is NULL");
+    if (!count)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_depth_to_points: count is NULL");
+    *count = 0;
+    if (!depth_data || (capacity > 0 && !points))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points: depth data and points must not be NULL");
+    if ((color != NULL) != (color_data != NULL) ||
+        (color != NULL && capacity > 0 && colors == NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points: a colour image needs its description, its data and "
+                         "a colours array");
+    cloud_plan plan;
+    clc_status st = plan_cloud(ctx, depth, color, intrinsics, options, &plan);
+    if (st != CLC_SUCCESS)
+        return st;
+    const size_t bpp = clc_pixel_size(depth->format);
+    if ((uintptr_t)depth_data % bpp != 0 || (uintptr_t)points % sizeof(float) != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_depth_to_points: depth or points memory is misaligned for its type");
+    const int dense = plan.p.layout == CLC_CLOUD_DENSE;
+    if (!dense && capacity < plan.n) {
+        *count = plan.n;
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
+                         "clc_depth_to_points: an organized cloud has %u points; capacity is %zu",
+                         (unsigned)plan.n, capacity);
+    }
+
+    const char *opts = build_options(ctx, depth->format);
+    host_io io = {ctx->info.unified_memory, NULL, NULL, NULL, NULL};
+    dense_scratch scratch = {0};
+    cloud_shape shape;
+    cl_int err = CL_SUCCESS;
+    cloud_kernel probe = {0};
+    st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
+    if (st == CLC_SUCCESS) {
+        st = shape_for(ctx, &plan, &probe, &shape);
+        clReleaseKernel(probe.kernel);
+    }
+    if (st != CLC_SUCCESS)
+        return st;
+
+    io.depth = input_buffer(ctx, io.in_place, depth_data, plan.depth_bytes, &err);
+    if (err == CL_SUCCESS && plan.has_color)
+        io.color = input_buffer(ctx, io.in_place, color_data, plan.color_bytes, &err);
+    if (err != CL_SUCCESS) {
+        host_io_release(&io);
+        return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
+    }
+    const frame_args frame = frame_from(&plan, io.depth, 0, io.color, 0);
+
+    /* How many points will be written, and may they be? A dense cloud whose worst case does
+     * not fit the caller's arrays is counted first, so that nothing is written on overflow. */
+    size_t total = plan.n;
+    if (dense) {
+        st = scratch_create(ctx, shape.groups, NULL, &scratch);
+        if (st == CLC_SUCCESS)
+            st = enqueue_count(ctx, opts, &frame, &shape, &scratch, 0, NULL);
+        if (st == CLC_SUCCESS && capacity < plan.n) {
+            cl_uint n = 0;
+            err = clEnqueueReadBuffer(ctx->queue, scratch.total, CL_TRUE, 0, sizeof n, &n, 0, NULL,
+                                      NULL);
+            if (err != CL_SUCCESS)
+                st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud count)");
+            total = n;
+            if (st == CLC_SUCCESS && total > capacity)
+                st = clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
+                               "clc_depth_to_points: %zu valid points; capacity is %zu", total,
+                               capacity);
+        }
+    }
+    /* Output buffers cover what may be written: every sample, or the counted total. */
+    const size_t room = total < capacity ? total : capacity;
+    if (st == CLC_SUCCESS && room > 0) {
+        io.points = output_buffer(ctx, io.in_place, points, room * 12, &err);
+        if (err == CL_SUCCESS && plan.has_color)
+            io.colors = output_buffer(ctx, io.in_place, colors, room * 3, &err);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clCreateBuffer(cloud output)");
+        if (st == CLC_SUCCESS)
+            st = enqueue_write(ctx, opts, &frame, &shape, dense ? &scratch : NULL, io.points,
+                               io.colors, 0, NULL, NULL);
+    }
+    if (st == CLC_SUCCESS && dense && capacity >= plan.n) {
+        cl_uint n = 0;
+        err =
+            clEnqueueReadBuffer(ctx->queue, scratch.total, CL_TRUE, 0, sizeof n, &n, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud count)");
+        total = n;
+    }
+    if (st == CLC_SUCCESS && total > 0) {
+        err = output_sync(ctx, io.in_place, io.points, points, total * 12);
+        if (err == CL_SUCCESS && plan.has_color)
+            err = output_sync(ctx, io.in_place, io.colors, colors, total * 3);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "reading the cloud back");
+    }
+    /* The caller's memory must not be in use once we return, whatever happened. */
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    *count = total;
+    scratch_release(&scratch);
+    host_io_release(&io);
+    if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
+        *count = 0;
+    return st;
+}

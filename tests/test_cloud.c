@@ -1,0 +1,463 @@
+/* Depth to points: organized and dense match the serial reference (order included) for both
+ * depth types, strides 1-4, odd sizes, colour, edge depths; overflow writes nothing; misuse is
+ * refused. */
+#include "fixture.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+
+#define GUARD 0xA5
+
+static int setup(void **state) {
+    clc_context_options options = fixture_options();
+    *state = fixture_context(&options);
+    return 0;
+}
+
+static int teardown(void **state) {
+    clc_context_destroy(*state);
+    return 0;
+}
+
+static uint32_t rng = 99;
+static uint32_t next(void) {
+    rng = rng * 1664525u + 1013904223u;
+    return rng >> 8;
+}
+
+typedef struct frame {
+    clc_image_desc depth, color;
+    unsigned char *depth_data, *color_data;
+    size_t depth_bytes, color_bytes;
+} frame;
+
+/* A depth image with a mix of valid, zero, too-far and (for f32) NaN/Inf/negative values, and
+ * a random colour image; `pad` extra bytes a row. */
+static frame frame_new(clc_pixel_format format, size_t w, size_t h, size_t pad) {
+    frame f;
+    const size_t bpp = clc_pixel_size(format);
+    f.depth = (clc_image_desc){format, w, h, pad ? w * bpp + pad * bpp : 0};
+    f.color = (clc_image_desc){CLC_PIXEL_RGB8, w, h, pad ? w * 3 + pad : 0};
+    assert_int_equal(clc_image_span(&f.depth, &f.depth_bytes), CLC_SUCCESS);
+    assert_int_equal(clc_image_span(&f.color, &f.color_bytes), CLC_SUCCESS);
+    f.depth_data = malloc(f.depth_bytes);
+    f.color_data = malloc(f.color_bytes);
+    assert_non_null(f.depth_data);
+    assert_non_null(f.color_data);
+    for (size_t i = 0; i < f.color_bytes; ++i)
+        f.color_data[i] = (unsigned char)next();
+    const size_t pitch = f.depth.pitch ? f.depth.pitch : w * bpp;
+    for (size_t v = 0; v < h; ++v)
+        for (size_t u = 0; u < w; ++u) {
+            unsigned char *p = f.depth_data + v * pitch + u * bpp;
+            const uint32_t r = next() % 16;
+            if (format == CLC_PIXEL_DEPTH_U16) {
+                /* 0 is invalid; above 5000 is beyond a 5 m truncation. */
+                uint16_t d = r < 3 ? 0 : (uint16_t)(next() % 6000);
+                memcpy(p, &d, sizeof d);
+            } else {
+                float z = r == 0   ? NAN
+                          : r == 1 ? INFINITY
+                          : r == 2 ? -1.5f
+                          : r == 3 ? 0.0f
+                          : r == 4 ? -INFINITY
+                                   : (float)(next() % 6000) / 1000.0f;
+                memcpy(p, &z, sizeof z);
+            }
+        }
+    return f;
+}
+
+static void frame_free(frame *f) {
+    free(f->depth_data);
+    free(f->color_data);
+}
+
+static const clc_intrinsics K = {525.0, 523.5, 319.5, 239.5};
+
+static clc_cloud_params params_of(const clc_image_desc *depth, const clc_cloud_options *o) {
+    clc_cloud_params p;
+    p.scale = o->depth_scale ? (float)o->depth_scale : 1000.0f;
+    p.trunc = o->depth_trunc ? (float)o->depth_trunc : 1000.0f;
+    p.fx = (float)K.fx, p.fy = (float)K.fy, p.cx = (float)K.cx, p.cy = (float)K.cy;
+    p.stride = o->stride ? o->stride : 1;
+    p.sw = (depth->width - 1) / p.stride + 1;
+    p.sh = (depth->height - 1) / p.stride + 1;
+    p.layout = o->layout;
+    return p;
+}
+
+static int same_float(float a, float b) {
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabsf(a - b) <= 1e-6f * fmaxf(1.0f, fabsf(b));
+}
+
+static void assert_same_cloud(const float *got, const float *want, const unsigned char *got_c,
+                              const unsigned char *want_c, size_t n) {
+    for (size_t i = 0; i < 3 * n; ++i)
+        if (!same_float(got[i], want[i]))
+            fail_msg("point %zu coordinate %zu: %.9g, reference %.9g", i / 3, i % 3, (double)got[i],
+                     (double)want[i]);
+    if (got_c)
+        for (size_t i = 0; i < 3 * n; ++i)
+            if (got_c[i] != want_c[i])
+                fail_msg("colour of point %zu: %u, reference %u", i / 3, got_c[i], want_c[i]);
+}
+
+/* Runs clc_depth_to_points and the reference on f; checks points, colours and guards. */
+static void check(clc_context *ctx, frame *f, const clc_cloud_options *o, int with_color) {
+    const clc_cloud_params p = params_of(&f->depth, o);
+    const size_t grid = p.sw * p.sh;
+    float *want = malloc(grid * 12 + 1), *got = malloc(grid * 12 + 64);
+    unsigned char *want_c = malloc(grid * 3 + 1), *got_c = malloc(grid * 3 + 64);
+    assert_true(want && got && want_c && got_c);
+    memset(got, GUARD, grid * 12 + 64);
+    memset(got_c, GUARD, grid * 3 + 64);
+    const size_t n =
+        clc__ref_depth_to_points(&f->depth, f->depth_data, with_color ? &f->color : NULL,
+                                 with_color ? f->color_data : NULL, &p, want, want_c);
+    size_t count = 12345;
+    clc_status st = clc_depth_to_points(
+        ctx, &f->depth, f->depth_data, with_color ? &f->color : NULL,
+        with_color ? f->color_data : NULL, &K, o, got, with_color ? got_c : NULL, grid, &count);
+    if (st != CLC_SUCCESS)
+        fail_msg("clc_depth_to_points: %s", clc_last_error());
+    assert_int_equal(count, n);
+    assert_same_cloud(got, want, with_color ? got_c : NULL, want_c, n);
+    /* Nothing past the last point is written. */
+    const unsigned char *tail = (const unsigned char *)got + n * 12;
+    for (size_t i = 0; i < (grid - n) * 12 + 64; ++i)
+        assert_int_equal(tail[i], GUARD);
+    if (with_color)
+        for (size_t i = n * 3; i < grid * 3 + 64; ++i)
+            assert_int_equal(got_c[i], GUARD);
+    free(want), free(got), free(want_c), free(got_c);
+}
+
+static void matches_reference_for_types_layouts_strides_and_sizes(void **state) {
+    clc_context *ctx = *state;
+    const size_t sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 48}, {161, 121}};
+    const clc_pixel_format formats[] = {CLC_PIXEL_DEPTH_U16, CLC_PIXEL_DEPTH_F32};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+        for (size_t f = 0; f < 2; ++f)
+            for (unsigned stride = 1; stride <= 4; ++stride)
+                for (int layout = 0; layout < 2; ++layout) {
+                    frame fr = frame_new(formats[f], sizes[s][0], sizes[s][1], stride % 2);
+                    clc_cloud_options o = {0};
+                    o.depth_trunc = 5.0;
+                    o.stride = stride;
+                    o.layout = (clc_cloud_layout)layout;
+                    check(ctx, &fr, &o, (int)((s + stride) % 2));
+                    frame_free(&fr);
+                }
+}
+
+static void large_frame_matches_reference(void **state) {
+    clc_context *ctx = *state;
+    frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 640, 480, 0);
+    clc_cloud_options o = {0};
+    check(ctx, &fr, &o, 1);
+    o.layout = CLC_CLOUD_ORGANIZED;
+    check(ctx, &fr, &o, 0);
+    frame_free(&fr);
+}
+
+static void all_invalid_and_all_valid_images(void **state) {
+    clc_context *ctx = *state;
+    frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 50, 30, 0);
+    memset(fr.depth_data, 0, fr.depth_bytes);
+    float pts[50 * 30 * 3];
+    size_t count = 99;
+    clc_cloud_options o = {0};
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, pts,
+                                         NULL, 1500, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 0);
+    o.layout = CLC_CLOUD_ORGANIZED;
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, pts,
+                                         NULL, 1500, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 1500);
+    for (size_t i = 0; i < 4500; ++i)
+        assert_true(isnan(pts[i]));
+    for (size_t i = 0; i < 1500; ++i) {
+        uint16_t d = (uint16_t)(1 + i);
+        memcpy(fr.depth_data + 2 * i, &d, 2);
+    }
+    o.layout = CLC_CLOUD_DENSE;
+    check(ctx, &fr, &o, 1);
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, pts,
+                                         NULL, 1500, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 1500);
+    frame_free(&fr);
+}
+
+static void truncation_edge_is_invalid_and_scale_applies(void **state) {
+    clc_context *ctx = *state;
+    /* raw 3000 at 1000 units per metre is exactly the 3 m truncation: invalid, as in Open3D. */
+    const uint16_t raw[4] = {2999, 3000, 3001, 1};
+    clc_image_desc d = {CLC_PIXEL_DEPTH_U16, 4, 1, 0};
+    clc_cloud_options o = {0};
+    o.depth_trunc = 3.0;
+    float pts[12];
+    size_t count = 0;
+    assert_int_equal(clc_depth_to_points(ctx, &d, raw, NULL, NULL, &K, &o, pts, NULL, 4, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_true(pts[2] == 2.999f);
+    assert_true(pts[5] == 0.001f);
+    /* depth_scale 5000 (TUM datasets): raw 3000 is 0.6 m. */
+    o.depth_scale = 5000.0;
+    assert_int_equal(clc_depth_to_points(ctx, &d, raw, NULL, NULL, &K, &o, pts, NULL, 4, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 4);
+    assert_true(pts[5] == 0.6f);
+    /* Float depth is metres and ignores depth_scale; NaN, infinities, 0 and negatives are
+     * invalid; trunc may be +infinity. */
+    const float z[6] = {NAN, INFINITY, -INFINITY, 0.0f, -2.0f, 1e30f};
+    clc_image_desc df = {CLC_PIXEL_DEPTH_F32, 6, 1, 0};
+    o.depth_trunc = INFINITY;
+    float out[18];
+    assert_int_equal(clc_depth_to_points(ctx, &df, z, NULL, NULL, &K, &o, out, NULL, 6, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 1);
+    assert_true(out[2] == 1e30f);
+    /* x, y follow the pinhole model. */
+    const float one[1] = {2.0f};
+    clc_image_desc d1 = {CLC_PIXEL_DEPTH_F32, 1, 1, 0};
+    assert_int_equal(clc_depth_to_points(ctx, &d1, one, NULL, NULL, &K, NULL, out, NULL, 1, &count),
+                     CLC_SUCCESS);
+    assert_true(same_float(out[0], (0.0f - 319.5f) * 2.0f / 525.0f));
+    assert_true(same_float(out[1], (0.0f - 239.5f) * 2.0f / 523.5f));
+}
+
+static void too_small_capacity_writes_nothing_and_reports_the_count(void **state) {
+    clc_context *ctx = *state;
+    frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 40, 20, 0);
+    clc_cloud_options o = {0};
+    o.depth_trunc = 5.0;
+    const clc_cloud_params p = params_of(&fr.depth, &o);
+    float *want = malloc(800 * 12);
+    assert_non_null(want);
+    const size_t n = clc__ref_depth_to_points(&fr.depth, fr.depth_data, NULL, NULL, &p, want, NULL);
+    assert_true(n > 10 && n < 800);
+    float pts[800 * 3];
+    unsigned char cols[800 * 3];
+    memset(pts, GUARD, sizeof pts);
+    memset(cols, GUARD, sizeof cols);
+    size_t count = 0;
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, &fr.color, fr.color_data,
+                                         &K, &o, pts, cols, n - 1, &count),
+                     CLC_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(count, n);
+    for (size_t i = 0; i < sizeof pts; ++i)
+        assert_int_equal(((unsigned char *)pts)[i], GUARD);
+    for (size_t i = 0; i < sizeof cols; ++i)
+        assert_int_equal(cols[i], GUARD);
+    /* Capacity 0 asks for the count. */
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, NULL,
+                                         NULL, 0, &count),
+                     CLC_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(count, n);
+    /* Exactly n fits. */
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, pts,
+                                         NULL, n, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, n);
+    assert_same_cloud(pts, want, NULL, NULL, n);
+    assert_int_equal(((unsigned char *)pts)[n * 12], GUARD);
+    /* Organized needs every sample. */
+    o.layout = CLC_CLOUD_ORGANIZED;
+    assert_int_equal(clc_depth_to_points(ctx, &fr.depth, fr.depth_data, NULL, NULL, &K, &o, pts,
+                                         NULL, 799, &count),
+                     CLC_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(count, 800);
+    free(want);
+    frame_free(&fr);
+}
+
+static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(clc_context_cl_context(ctx),
+                              CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)(uintptr_t)data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}
+
+static void device_buffers_match_reference(void **state) {
+    clc_context *ctx = *state;
+    for (int layout = 0; layout < 2; ++layout)
+        for (unsigned stride = 1; stride <= 3; stride += 2) {
+            frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 97, 61, 1);
+            clc_cloud_options o = {0};
+            o.depth_trunc = 5.0;
+            o.stride = stride;
+            o.layout = (clc_cloud_layout)layout;
+            const clc_cloud_params p = params_of(&fr.depth, &o);
+            const size_t grid = p.sw * p.sh;
+            float *want = malloc(grid * 12);
+            unsigned char *want_c = malloc(grid * 3);
+            const size_t n = clc__ref_depth_to_points(&fr.depth, fr.depth_data, &fr.color,
+                                                      fr.color_data, &p, want, want_c);
+            /* Inputs at offsets inside larger buffers. */
+            unsigned char *dblock = malloc(fr.depth_bytes + 6),
+                          *cblock = malloc(fr.color_bytes + 5);
+            memcpy(dblock + 6, fr.depth_data, fr.depth_bytes);
+            memcpy(cblock + 5, fr.color_data, fr.color_bytes);
+            cl_mem depth = device_copy(ctx, dblock, fr.depth_bytes + 6);
+            cl_mem color = device_copy(ctx, cblock, fr.color_bytes + 5);
+            cl_mem points = device_copy(ctx, NULL, grid * 12);
+            cl_mem colors = device_copy(ctx, NULL, grid * 3);
+            cl_mem count = device_copy(ctx, NULL, sizeof(cl_uint));
+            size_t got_grid = 0;
+            assert_int_equal(clc_cloud_grid_size(&fr.depth, &o, &got_grid), CLC_SUCCESS);
+            assert_int_equal(got_grid, grid);
+            cl_event done = NULL;
+            clc_status st =
+                clc_depth_to_points_enqueue(ctx, &fr.depth, depth, 6, &fr.color, color, 5, &K, &o,
+                                            points, colors, count, 0, NULL, &done);
+            if (st != CLC_SUCCESS)
+                fail_msg("enqueue: %s", clc_last_error());
+            assert_non_null(done);
+            assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+            clReleaseEvent(done);
+            cl_command_queue q = clc_context_cl_queue(ctx);
+            cl_uint n_dev = 0;
+            if (layout == CLC_CLOUD_DENSE) {
+                assert_int_equal(
+                    clEnqueueReadBuffer(q, count, CL_TRUE, 0, sizeof n_dev, &n_dev, 0, NULL, NULL),
+                    CL_SUCCESS);
+                assert_int_equal(n_dev, n);
+            }
+            float *got = malloc(grid * 12);
+            unsigned char *got_c = malloc(grid * 3);
+            assert_int_equal(
+                clEnqueueReadBuffer(q, points, CL_TRUE, 0, grid * 12, got, 0, NULL, NULL),
+                CL_SUCCESS);
+            assert_int_equal(
+                clEnqueueReadBuffer(q, colors, CL_TRUE, 0, grid * 3, got_c, 0, NULL, NULL),
+                CL_SUCCESS);
+            assert_same_cloud(got, want, got_c, want_c, n);
+            clReleaseMemObject(depth), clReleaseMemObject(color), clReleaseMemObject(points);
+            clReleaseMemObject(colors), clReleaseMemObject(count);
+            free(want), free(want_c), free(got), free(got_c), free(dblock), free(cblock);
+            frame_free(&fr);
+        }
+}
+
+static void misuse_is_refused(void **state) {
+    clc_context *ctx = *state;
+    uint16_t d[4] = {1000, 1000, 1000, 1000};
+    float pts[12];
+    unsigned char rgb[12];
+    size_t count = 0;
+    clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, 2, 2, 0};
+    clc_image_desc color = {CLC_PIXEL_RGB8, 2, 2, 0};
+    clc_cloud_options o = {0};
+    clc_intrinsics k = K;
+
+#define REFUSED(expected, call)                                                                    \
+    do {                                                                                           \
+        assert_int_equal((call), (expected));                                                      \
+        assert_true(strlen(clc_last_error()) > 0);                                                 \
+    } while (0)
+#define CALL(ctxp, dp, cp, cdata, kp, op, out, cols, cap)                                          \
+    clc_depth_to_points(ctxp, dp, d, cp, cdata, kp, op, out, cols, cap, &count)
+
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(NULL, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, &o, pts, NULL, 4, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points(ctx, &depth, NULL, NULL, NULL, &k, &o, pts, NULL, 4, &count));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, NULL, NULL, NULL, &k, &o, pts, NULL, 4));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, NULL, &o, pts, NULL, 4));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, NULL, NULL, 4));
+    clc_image_desc bad = depth;
+    bad.format = CLC_PIXEL_GRAY8;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
+    bad = depth, bad.pitch = 5; /* odd: not a multiple of 2 */
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
+    bad = depth, bad.width = 0;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
+    bad = depth, bad.width = SIZE_MAX / 2, bad.height = 3;
+    REFUSED(CLC_ERROR_SIZE_OVERFLOW, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
+    const double bad_focal[] = {0.0, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 4; ++i) {
+        k = K, k.fx = bad_focal[i];
+        REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+        k = K, k.fy = bad_focal[i];
+        REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    }
+    k = K, k.cx = NAN;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    k = K;
+    o.depth_scale = -1.0;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_scale = NAN;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_scale = 0, o.depth_trunc = -1.0;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_trunc = NAN;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_trunc = 0, o.layout = (clc_cloud_layout)7;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.layout = CLC_CLOUD_DENSE;
+    /* Colour: wrong size, wrong format, missing pieces. */
+    clc_image_desc c2 = color;
+    c2.width = 3;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, &c2, rgb, &k, &o, pts, rgb, 4));
+    c2 = color, c2.format = CLC_PIXEL_BGRA8;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, &c2, rgb, &k, &o, pts, rgb, 4));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, &color, NULL, &k, &o, pts, rgb, 4));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, &color, rgb, &k, &o, pts, NULL, 4));
+    /* Nothing was written by any of these. */
+    assert_int_equal(CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4), CLC_SUCCESS);
+    assert_int_equal(count, 4);
+
+    /* Device-buffer form. */
+    cl_mem db = device_copy(ctx, d, sizeof d), pb = device_copy(ctx, NULL, 48);
+    cl_mem cb = device_copy(ctx, NULL, 4);
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 0, NULL, NULL, 0, &k, &o, pb, NULL, NULL,
+                                        0, NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 1, NULL, NULL, 0, &k, &o, pb, NULL, cb, 0,
+                                        NULL, NULL));
+    REFUSED(CLC_ERROR_SIZE_OVERFLOW,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 2, NULL, NULL, 0, &k, &o, pb, NULL, cb, 0,
+                                        NULL, NULL));
+    REFUSED(CLC_ERROR_SIZE_OVERFLOW,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 0, NULL, NULL, 0, &k, &o, cb, NULL, cb, 0,
+                                        NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 0, &color, NULL, 0, &k, &o, pb, NULL, cb,
+                                        0, NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_depth_to_points_enqueue(ctx, &depth, db, 0, NULL, NULL, 0, &k, &o, pb, NULL, cb, 1,
+                                        NULL, NULL));
+    clReleaseMemObject(db), clReleaseMemObject(pb), clReleaseMemObject(cb);
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_cloud_grid_size(&depth, &o, NULL));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(matches_reference_for_types_layouts_strides_and_sizes,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(large_frame_matches_reference, setup, teardown),
+        cmocka_unit_test_setup_teardown(all_invalid_and_all_valid_images, setup, teardown),
+        cmocka_unit_test_setup_teardown(truncation_edge_is_invalid_and_scale_applies, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(too_small_capacity_writes_nothing_and_reports_the_count,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(device_buffers_match_reference, setup, teardown),
+        cmocka_unit_test_setup_teardown(misuse_is_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
