@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.16)
 # A CLCOMPUTE_DEVICE that matches nothing: non-zero exit and a message naming the selector.
 set(ENV{CLCOMPUTE_DEVICE} "doesnotexist")
 execute_process(COMMAND "${TOOL}" devices RESULT_VARIABLE rc OUTPUT_VARIABLE out

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.16)
 # `clcompute devices --json` is valid JSON with one entry per device and a default selection.
 execute_process(COMMAND "${TOOL}" devices --json RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.16)
 # clcompute gray on every input kind: OpenCV's own output is the oracle where the container is
 # lossless; refused inputs give a message, a non-zero exit and no output file.
 set(out "${WORK}/tool_gray")

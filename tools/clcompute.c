@@ -13,6 +13,8 @@ static void usage(FILE *out) {
                  "  devices [--json] [--device SEL]   list OpenCL devices and the one selected\n"
                  "  gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
                  "                                    convert an image to 8-bit gray\n"
+                 "  cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F [...]\n"
+                 "                                    depth image to PLY point cloud\n"
                  "\n"
                  "Device selectors (--device, or the environment variable CLCOMPUTE_DEVICE):\n"
                  "  gpu | cpu | accelerator | P:D | default | part of a platform or device name\n"
@@ -52,6 +54,8 @@ int main(int argc, char **argv) {
         return cmd_devices(argc - 1, argv + 1);
     if (strcmp(command, "gray") == 0)
         return cmd_gray(argc - 1, argv + 1);
+    if (strcmp(command, "cloud") == 0)
+        return cmd_cloud(argc - 1, argv + 1);
     fprintf(stderr, "clcompute: unknown command '%s'\n\n", command);
     usage(stderr);
     return CLI_EXIT_USAGE;
