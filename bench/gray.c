@@ -17,7 +17,8 @@ typedef struct size2 {
 
 static const size2 default_sizes[] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
 
-static int run(clc_context *ctx, size2 sz, clc_pixel_format format, int repeats, double copy_gbps) {
+static int run(clc_context *ctx, size2 sz, clc_pixel_format format, int repeats, double copy_gbps)
+{
     const size_t bpp = clc_pixel_size(format);
     const size_t px = sz.w * sz.h;
     clc_image_desc src = {format, sz.w, sz.h, 0};
@@ -97,7 +98,8 @@ static int run(clc_context *ctx, size2 sz, clc_pixel_format format, int repeats,
     return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int repeats = 20;
     clc_pixel_format format = CLC_PIXEL_RGB8;
     size2 sizes[16];

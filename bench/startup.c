@@ -5,13 +5,15 @@
 
 #include <clcompute/clcompute.h>
 
-static double now_ms(void) {
+static double now_ms(void)
+{
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-int main(void) {
+int main(void)
+{
     double t0 = now_ms();
     clc_context *ctx = NULL;
     if (clc_context_create(NULL, &ctx) != CLC_SUCCESS) {

@@ -5,11 +5,16 @@
  * Build options: -DDEPTH_U16 or -DDEPTH_F32. Points are packed float x, y, z (12 bytes), never
  * float3 in memory; colours packed r, g, b.
  *
- * Samples are numbered in row-major order of the sampled grid (sw columns). The dense cloud is
- * a three-pass stream compaction, so the output order is the pixel order on every device and
- * every run: count valid samples per tile, scan the tile counts into offsets, write. On GPUs a
- * tile is a work-group striding over its samples with a local scan; on CPUs (work-groups of one)
- * a tile is a plain loop, without barriers.
+ * No division per pixel: the host passes reciprocals (inv_scale, inv_fx, inv_fy), and for u16
+ * depth the truncation test is an integer compare against `raw_limit`, the smallest raw value
+ * whose z reaches depth_trunc, worked out on the host with the exact float division, so the
+ * edge (z == depth_trunc is invalid) is decided exactly as Open3D decides it.
+ *
+ * Work is cut into tiles of whole sampled rows. The dense cloud is a three-pass stream
+ * compaction, so the output order is the pixel order on every device and every run: count the
+ * valid samples of each tile, scan the counts into offsets, write. On GPUs a work-group walks
+ * its rows in rounds of one sample an item with a local scan; on CPUs (work-groups of one) an
+ * item walks its rows in a plain loop, without barriers.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
@@ -18,39 +23,37 @@
 /* Everything that describes the frame, in the order the host passes it. */
 #define FRAME_PARAMS                                                                               \
     const __global uchar *restrict depth, const ulong depth_offset, const ulong depth_pitch,       \
-        const uint sw, const uint n, const uint stride, const float scale, const float trunc,      \
-        const float fx, const float fy, const float cx, const float cy,                            \
-        const __global uchar *restrict color, const ulong color_offset, const ulong color_pitch,   \
-        const uint has_color
+        const uint sw, const uint sh, const uint stride, const float inv_scale,                    \
+        const uint raw_limit, const float trunc, const float inv_fx, const float inv_fy,           \
+        const float cx, const float cy, const __global uchar *restrict color,                      \
+        const ulong color_offset, const ulong color_pitch, const uint has_color
 #define FRAME_ARGS                                                                                 \
-    depth, depth_offset, depth_pitch, sw, n, stride, scale, trunc, fx, fy, cx, cy, color,          \
-        color_offset, color_pitch, has_color
+    depth, depth_offset, depth_pitch, sw, sh, stride, inv_scale, raw_limit, trunc, inv_fx, inv_fy, \
+        cx, cy, color, color_offset, color_pitch, has_color
 
-/* Depth of sample i in metres. */
-inline float sample_z(const __global uchar *restrict depth, ulong depth_offset, ulong depth_pitch,
-                      uint sw, uint stride, float scale, uint i) {
-    const uint u = (i % sw) * stride, v = (i / sw) * stride;
-    const __global uchar *row = depth + depth_offset + (ulong)v * depth_pitch;
+/* Depth of sampled pixel (k, j) in metres, and whether it is valid. */
+inline float sample(FRAME_PARAMS, uint k, uint j, int *valid)
+{
+    const __global uchar *row = depth + depth_offset + (ulong)(j * stride) * depth_pitch;
 #ifdef DEPTH_U16
-    return (float)((const __global ushort *)row)[u] / scale;
+    const uint raw = ((const __global ushort *)row)[k * stride];
+    *valid = raw != 0 && raw < raw_limit;
+    return (float)raw * inv_scale;
 #else
-    (void)scale;
-    return ((const __global float *)row)[u];
+    const float z = ((const __global float *)row)[k * stride];
+    *valid = z > 0.0f && z < trunc;
+    return z;
 #endif
 }
 
-inline int is_valid(float z, float trunc) {
-    return z > 0.0f && z < trunc;
-}
-
-/* Writes point `at` (and its colour) for sample i with depth z; NaN when invalid. */
-inline void put_point(FRAME_PARAMS, uint i, float z, int valid, __global float *restrict points,
-                      __global uchar *restrict colors, uint at) {
-    const uint k = i % sw, j = i / sw;
+/* Writes point `at` (and its colour) for sampled pixel (k, j); NaN when invalid. */
+inline void put_point(FRAME_PARAMS, uint k, uint j, float z, int valid,
+                      __global float *restrict points, __global uchar *restrict colors, uint at)
+{
     const uint u = k * stride, v = j * stride;
     float3 p = (float3)(NAN, NAN, NAN);
     if (valid)
-        p = (float3)(((float)u - cx) * z / fx, ((float)v - cy) * z / fy, z);
+        p = (float3)(((float)u - cx) * z * inv_fx, ((float)v - cy) * z * inv_fy, z);
     vstore3(p, at, points);
     if (has_color) {
         uchar3 c = (uchar3)(0, 0, 0);
@@ -60,26 +63,35 @@ inline void put_point(FRAME_PARAMS, uint i, float z, int valid, __global float *
     }
 }
 
-/* One point per sampled pixel; each item does `per_item` consecutive samples. */
+/* One point per sampled pixel. Item (x, y) covers columns [x * cols, +cols) of rows
+ * [y * rows, +rows). */
 __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
-                              __global uchar *restrict colors, const uint per_item) {
-    const uint i0 = (uint)get_global_id(0) * per_item;
-    const uint i1 = min(i0 + per_item, n);
-    for (uint i = i0; i < i1; ++i) {
-        const float z = sample_z(depth, depth_offset, depth_pitch, sw, stride, scale, i);
-        put_point(FRAME_ARGS, i, z, is_valid(z, trunc), points, colors, i);
-    }
+                              __global uchar *restrict colors, const uint cols, const uint rows)
+{
+    const uint k0 = (uint)get_global_id(0) * cols, k1 = min(k0 + cols, sw);
+    const uint j0 = (uint)get_global_id(1) * rows, j1 = min(j0 + rows, sh);
+    for (uint j = j0; j < j1; ++j)
+        for (uint k = k0; k < k1; ++k) {
+            int valid;
+            const float z = sample(FRAME_ARGS, k, j, &valid);
+            put_point(FRAME_ARGS, k, j, z, valid, points, colors, j * sw + k);
+        }
 }
 
-/* Pass 1: counts[g] = valid samples of tile g (samples [g * tile, (g + 1) * tile)). */
-__kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile,
-                          __local uint *scratch) {
+/* Pass 1: counts[g] = valid samples in rows [g * tile_rows, +tile_rows). */
+__kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
+                          __local uint *scratch)
+{
     const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
-    const uint begin = g * tile, end = min(begin + tile, n);
+    const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
     uint c = 0;
-    for (uint i = begin + lid; i < end; i += l)
-        c += is_valid(sample_z(depth, depth_offset, depth_pitch, sw, stride, scale, i), trunc);
+    for (uint j = j0; j < j1; ++j)
+        for (uint k = lid; k < sw; k += l) {
+            int valid;
+            sample(FRAME_ARGS, k, j, &valid);
+            c += (uint)valid;
+        }
     if (l == 1) {
         counts[g] = c;
         return;
@@ -95,7 +107,8 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
 }
 
 /* Inclusive Hillis-Steele scan of scratch[0..l) by l items; returns this item's value. */
-inline uint scan_local(__local uint *scratch, uint lid, uint l, uint value) {
+inline uint scan_local(__local uint *scratch, uint lid, uint l, uint value)
+{
     scratch[lid] = value;
     for (uint d = 1; d < l; d *= 2) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -110,7 +123,8 @@ inline uint scan_local(__local uint *scratch, uint lid, uint l, uint value) {
 /* Pass 2, one work-group: offsets[g] = sum of counts[0..g), and the total into *total. */
 __kernel void cloud_scan(const __global uint *restrict counts, const uint groups,
                          __global uint *restrict offsets, __global uint *restrict total,
-                         __local uint *scratch) {
+                         __local uint *scratch)
+{
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     const uint per = (groups + l - 1) / l;
     const uint begin = min(lid * per, groups), end = min(begin + per, groups);
@@ -126,35 +140,37 @@ __kernel void cloud_scan(const __global uint *restrict counts, const uint groups
         *total = base;
 }
 
-/* Pass 3: tile g writes its valid points from offsets[g] on, in sample order. */
+/* Pass 3: tile g writes its valid points from offsets[g] on, in pixel order. */
 __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict offsets,
                           __global float *restrict points, __global uchar *restrict colors,
-                          const uint tile, __local uint *scratch) {
+                          const uint tile_rows, __local uint *scratch)
+{
     const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
-    const uint begin = g * tile, end = min(begin + tile, n);
+    const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
     uint at = offsets[g];
     if (l == 1) {
-        for (uint i = begin; i < end; ++i) {
-            const float z = sample_z(depth, depth_offset, depth_pitch, sw, stride, scale, i);
-            if (is_valid(z, trunc))
-                put_point(FRAME_ARGS, i, z, 1, points, colors, at++);
-        }
+        for (uint j = j0; j < j1; ++j)
+            for (uint k = 0; k < sw; ++k) {
+                int valid;
+                const float z = sample(FRAME_ARGS, k, j, &valid);
+                if (valid)
+                    put_point(FRAME_ARGS, k, j, z, 1, points, colors, at++);
+            }
         return;
     }
-    /* Rounds of l samples: a local scan of the valid flags gives each item its slot. */
-    for (uint r = begin; r < end; r += l) {
-        const uint i = r + lid;
-        float z = 0.0f;
-        int valid = 0;
-        if (i < end) {
-            z = sample_z(depth, depth_offset, depth_pitch, sw, stride, scale, i);
-            valid = is_valid(z, trunc);
+    /* Rounds of l samples of a row: a local scan of the valid flags gives each item its slot. */
+    for (uint j = j0; j < j1; ++j)
+        for (uint k0 = 0; k0 < sw; k0 += l) {
+            const uint k = k0 + lid;
+            float z = 0.0f;
+            int valid = 0;
+            if (k < sw)
+                z = sample(FRAME_ARGS, k, j, &valid);
+            const uint inclusive = scan_local(scratch, lid, l, (uint)valid);
+            if (valid)
+                put_point(FRAME_ARGS, k, j, z, 1, points, colors, at + inclusive - 1);
+            at += scratch[l - 1];
+            barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
         }
-        const uint inclusive = scan_local(scratch, lid, l, (uint)valid);
-        if (valid)
-            put_point(FRAME_ARGS, i, z, 1, points, colors, at + inclusive - 1);
-        at += scratch[l - 1];
-        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
-    }
 }

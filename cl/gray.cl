@@ -25,14 +25,16 @@
 /* 255 << 15: the largest weighted sum, so that float output is sum / this, in [0, 1]. */
 #define FLOAT_SCALE (1.0f / 8355840.0f)
 
-inline uint16 weigh(uchar16 c0, uchar16 c1, uchar16 c2, uint w0, uint w1, uint w2) {
+inline uint16 weigh(uchar16 c0, uchar16 c1, uchar16 c2, uint w0, uint w1, uint w2)
+{
     return convert_uint16(c0) * w0 + convert_uint16(c1) * w1 + convert_uint16(c2) * w2;
 }
 
 /* Byte paths. Weighted sums of the 16 pixels starting at p, in pixel order, from byte vectors:
  * loaded with vload16 (any address) or, when `vector_loads`, as aligned uint4 words. */
 inline uint16 block_sums_bytes(const __global uchar *p, uint vector_loads, uint w0, uint w1,
-                               uint w2) {
+                               uint w2)
+{
     const __global uint4 *q = (const __global uint4 *)p;
 #if CHANNELS == 3
     uchar16 v0, v1, v2;
@@ -72,11 +74,13 @@ inline uint16 block_sums_bytes(const __global uchar *p, uint vector_loads, uint 
 /* Word path: 16-byte aligned rows on little-endian devices. The block is read as 32-bit words
  * (full-width loads on GPUs) and channels are cut out with shifts, never through byte vectors,
  * which GPU compilers split into byte loads. Result: s[k].g is the sum of pixel 4g+k. */
-inline uint4 channel(uint4 word, uint byte) {
+inline uint4 channel(uint4 word, uint byte)
+{
     return (word >> (8 * byte)) & 0xffu;
 }
 
-inline void block_sums_words(const __global uint4 *q, uint w0, uint w1, uint w2, uint4 s[4]) {
+inline void block_sums_words(const __global uint4 *q, uint w0, uint w1, uint w2, uint4 s[4])
+{
 #if CHANNELS == 3
     const uint4 q0 = q[0], q1 = q[1], q2 = q[2];
     /* Pixels 4g..4g+3 fill words 3g..3g+2: a = r0 g0 b0 r1, b = g1 b1 r2 g2, c = b2 r3 g3 b3. */
@@ -96,7 +100,8 @@ inline void block_sums_words(const __global uint4 *q, uint w0, uint w1, uint w2,
 #endif
 }
 
-inline uint pixel_sum(const __global uchar *p, uint w0, uint w1, uint w2) {
+inline uint pixel_sum(const __global uchar *p, uint w0, uint w1, uint w2)
+{
     return (uint)p[0] * w0 + (uint)p[1] * w1 + (uint)p[2] * w2;
 }
 
@@ -162,7 +167,8 @@ __kernel
     void gray_f32(const __global uchar *restrict src, const ulong src_offset, const ulong src_pitch,
                   __global uchar *restrict dst, const ulong dst_offset, const ulong dst_pitch,
                   const uint width, const uint height, const uint w0, const uint w1, const uint w2,
-                  const uint path, const uint blocks_per_item, const uint rows_per_item) {
+                  const uint path, const uint blocks_per_item, const uint rows_per_item)
+{
     /* Float rows start on 4-byte boundaries (checked on the host); the word path on 16. */
     GRAY_BODY(
         {

@@ -20,7 +20,8 @@ static const char *const source =
 
 #define N 16
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     clc_context_options options = {0};
     options.device = argc > 1 ? argv[1] : NULL;
     clc_context *ctx = NULL;

@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *fixture_temp_dir(const char *tag) {
+char *fixture_temp_dir(const char *tag)
+{
     const char *base = getenv("CLC_TEST_TMPDIR");
     char *path = malloc(4096);
     assert_non_null(path);
@@ -17,7 +18,8 @@ char *fixture_temp_dir(const char *tag) {
     return path;
 }
 
-void fixture_remove_dir(const char *dir) {
+void fixture_remove_dir(const char *dir)
+{
     DIR *d = opendir(dir);
     if (!d)
         return;
@@ -37,13 +39,15 @@ void fixture_remove_dir(const char *dir) {
     rmdir(dir);
 }
 
-clc_context_options fixture_options(void) {
+clc_context_options fixture_options(void)
+{
     clc_context_options options = {0};
     options.cache = CLC_CACHE_OFF;
     return options;
 }
 
-clc_context *fixture_context(const clc_context_options *options) {
+clc_context *fixture_context(const clc_context_options *options)
+{
     clc_context *ctx = NULL;
     clc_status st = clc_context_create(options, &ctx);
     if (st != CLC_SUCCESS)
@@ -51,14 +55,16 @@ clc_context *fixture_context(const clc_context_options *options) {
     return ctx;
 }
 
-cl_uint fixture_context_refcount(cl_context context) {
+cl_uint fixture_context_refcount(cl_context context)
+{
     cl_uint n = 0;
     assert_int_equal(clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL),
                      CL_SUCCESS);
     return n;
 }
 
-cl_uint fixture_queue_refcount(cl_command_queue queue) {
+cl_uint fixture_queue_refcount(cl_command_queue queue)
+{
     cl_uint n = 0;
     assert_int_equal(clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL),
                      CL_SUCCESS);

@@ -8,14 +8,16 @@
 
 #include <stb/stb_image.h>
 
-static unsigned char *load(const char *path, int *w, int *h, int *c) {
+static unsigned char *load(const char *path, int *w, int *h, int *c)
+{
     unsigned char *p = stbi_load(path, w, h, c, 0);
     if (!p)
         fprintf(stderr, "imagediff: cannot read %s: %s\n", path, stbi_failure_reason());
     return p;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int gray_of = argc == 4 && strcmp(argv[1], "--gray-of") == 0;
     if (argc != 3 && !gray_of) {
         fprintf(stderr, "usage: imagediff A B | imagediff --gray-of IN GRAY\n");

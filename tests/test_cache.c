@@ -18,7 +18,8 @@ typedef struct fixture {
     char *dir;
 } fixture;
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->dir = fixture_temp_dir("cache");
@@ -26,7 +27,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     fixture *f = *state;
     fixture_remove_dir(f->dir);
     free(f->dir);
@@ -34,14 +36,16 @@ static int teardown(void **state) {
     return 0;
 }
 
-static clc_context *cached_context(const char *dir) {
+static clc_context *cached_context(const char *dir)
+{
     clc_context_options options = fixture_options();
     options.cache = CLC_CACHE_ON;
     options.cache_dir = dir;
     return fixture_context(&options);
 }
 
-static int run_value(clc_context *ctx, cl_program program) {
+static int run_value(clc_context *ctx, cl_program program)
+{
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, "value", &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -63,7 +67,8 @@ static int run_value(clc_context *ctx, cl_program program) {
 
 /* Builds value_source with -DVALUE=value in a fresh context on dir, checks the result, and
  * returns the context's cache counters. */
-static clc_cache_stats build_in_new_context(const char *dir, int value) {
+static clc_cache_stats build_in_new_context(const char *dir, int value)
+{
     clc_context *ctx = cached_context(dir);
     char options[32];
     snprintf(options, sizeof options, "-DVALUE=%d", value);
@@ -80,7 +85,8 @@ static clc_cache_stats build_in_new_context(const char *dir, int value) {
 }
 
 /* The path of the only entry in dir; fails when there is not exactly one file. */
-static char *only_entry(const char *dir) {
+static char *only_entry(const char *dir)
+{
     DIR *d = opendir(dir);
     assert_non_null(d);
     char *found = NULL;
@@ -100,13 +106,15 @@ static char *only_entry(const char *dir) {
     return found;
 }
 
-static long file_size(const char *path) {
+static long file_size(const char *path)
+{
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     return (long)st.st_size;
 }
 
-static void patch_byte(const char *path, long offset, unsigned char xor_mask) {
+static void patch_byte(const char *path, long offset, unsigned char xor_mask)
+{
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     assert_int_equal(fseek(f, offset, offset < 0 ? SEEK_END : SEEK_SET), 0);
@@ -117,7 +125,8 @@ static void patch_byte(const char *path, long offset, unsigned char xor_mask) {
     fclose(f);
 }
 
-static void second_context_loads_from_cache(void **state) {
+static void second_context_loads_from_cache(void **state)
+{
     fixture *f = *state;
     clc_cache_stats cold = build_in_new_context(f->dir, 1);
     assert_int_equal(cold.misses, 1);
@@ -133,7 +142,8 @@ static void second_context_loads_from_cache(void **state) {
     assert_int_equal(warm.stored, 0);
 }
 
-static void corrupt_payload_is_rejected_and_rebuilt(void **state) {
+static void corrupt_payload_is_rejected_and_rebuilt(void **state)
+{
     fixture *f = *state;
     build_in_new_context(f->dir, 1);
     char *entry = only_entry(f->dir);
@@ -147,7 +157,8 @@ static void corrupt_payload_is_rejected_and_rebuilt(void **state) {
     free(entry);
 }
 
-static void truncated_entry_is_rejected_and_rebuilt(void **state) {
+static void truncated_entry_is_rejected_and_rebuilt(void **state)
+{
     fixture *f = *state;
     build_in_new_context(f->dir, 1);
     char *entry = only_entry(f->dir);
@@ -160,7 +171,8 @@ static void truncated_entry_is_rejected_and_rebuilt(void **state) {
     free(entry);
 }
 
-static void wrong_magic_or_format_is_rejected(void **state) {
+static void wrong_magic_or_format_is_rejected(void **state)
+{
     fixture *f = *state;
     build_in_new_context(f->dir, 1);
     char *entry = only_entry(f->dir);
@@ -173,7 +185,8 @@ static void wrong_magic_or_format_is_rejected(void **state) {
 
 /* An entry under the name of one key but holding another (a hash collision, or a file copied
  * from another machine) must never be loaded: the wrong program would run. */
-static void foreign_entry_is_never_trusted(void **state) {
+static void foreign_entry_is_never_trusted(void **state)
+{
     fixture *f = *state;
     build_in_new_context(f->dir, 1);
     char *entry = only_entry(f->dir);
@@ -196,7 +209,8 @@ static void foreign_entry_is_never_trusted(void **state) {
     free(entry);
 }
 
-static void key_covers_device_driver_source_options_and_version(void **state) {
+static void key_covers_device_driver_source_options_and_version(void **state)
+{
     (void)state;
     clc_context fake;
     memset(&fake, 0, sizeof fake);
@@ -233,7 +247,8 @@ static void key_covers_device_driver_source_options_and_version(void **state) {
     free(base);
 }
 
-static void unwritable_directory_means_no_cache_not_an_error(void **state) {
+static void unwritable_directory_means_no_cache_not_an_error(void **state)
+{
     fixture *f = *state;
     /* A path below a regular file can never be created, even by root. */
     char file[4096], dir[4200];
@@ -248,7 +263,8 @@ static void unwritable_directory_means_no_cache_not_an_error(void **state) {
     assert_int_equal(s.store_failures, 1);
 }
 
-static void store_and_load_round_trip_without_opencl(void **state) {
+static void store_and_load_round_trip_without_opencl(void **state)
+{
     fixture *f = *state;
     unsigned char payload[1000];
     for (size_t i = 0; i < sizeof payload; ++i)
@@ -265,7 +281,8 @@ static void store_and_load_round_trip_without_opencl(void **state) {
     assert_int_equal(clc__cache_store(f->dir, "key A", payload, 0), -1);
 }
 
-static void absurd_payload_length_is_rejected_without_allocating_it(void **state) {
+static void absurd_payload_length_is_rejected_without_allocating_it(void **state)
+{
     fixture *f = *state;
     unsigned char payload[64] = {1, 2, 3};
     assert_int_equal(clc__cache_store(f->dir, "k", payload, sizeof payload), 0);
@@ -284,7 +301,8 @@ typedef struct writer {
     int failures;
 } writer;
 
-static void *write_many(void *arg) {
+static void *write_many(void *arg)
+{
     writer *w = arg;
     unsigned char payload[4096];
     memset(payload, 0xab, sizeof payload);
@@ -293,7 +311,8 @@ static void *write_many(void *arg) {
     return NULL;
 }
 
-static void concurrent_writers_leave_one_whole_entry(void **state) {
+static void concurrent_writers_leave_one_whole_entry(void **state)
+{
     fixture *f = *state;
     pthread_t threads[4];
     writer writers[4];
@@ -313,7 +332,8 @@ static void concurrent_writers_leave_one_whole_entry(void **state) {
     free(back);
 }
 
-static void environment_chooses_the_directory(void **state) {
+static void environment_chooses_the_directory(void **state)
+{
     (void)state;
     const char *names[] = {"CLCOMPUTE_CACHE", "CLCOMPUTE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
     char *saved[4];
@@ -354,7 +374,8 @@ static void environment_chooses_the_directory(void **state) {
     }
 }
 
-static void cache_off_compiles_every_time(void **state) {
+static void cache_off_compiles_every_time(void **state)
+{
     (void)state;
     clc_context_options options = fixture_options();
     clc_context *ctx = fixture_context(&options);
@@ -371,7 +392,8 @@ static void cache_off_compiles_every_time(void **state) {
 
 #define CASE(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         CASE(second_context_loads_from_cache),
         CASE(corrupt_payload_is_rejected_and_rebuilt),

@@ -12,19 +12,22 @@
 
 #define GUARD 0xA5
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     clc_context_options options = fixture_options();
     *state = fixture_context(&options);
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     clc_context_destroy(*state);
     return 0;
 }
 
 static uint32_t rng = 99;
-static uint32_t next(void) {
+static uint32_t next(void)
+{
     rng = rng * 1664525u + 1013904223u;
     return rng >> 8;
 }
@@ -37,7 +40,8 @@ typedef struct frame {
 
 /* A depth image with a mix of valid, zero, too-far and (for f32) NaN/Inf/negative values, and
  * a random colour image; `pad` extra bytes a row. */
-static frame frame_new(clc_pixel_format format, size_t w, size_t h, size_t pad) {
+static frame frame_new(clc_pixel_format format, size_t w, size_t h, size_t pad)
+{
     frame f;
     const size_t bpp = clc_pixel_size(format);
     f.depth = (clc_image_desc){format, w, h, pad ? w * bpp + pad * bpp : 0};
@@ -72,33 +76,31 @@ static frame frame_new(clc_pixel_format format, size_t w, size_t h, size_t pad) 
     return f;
 }
 
-static void frame_free(frame *f) {
+static void frame_free(frame *f)
+{
     free(f->depth_data);
     free(f->color_data);
 }
 
 static const clc_intrinsics K = {525.0, 523.5, 319.5, 239.5};
 
-static clc_cloud_params params_of(const clc_image_desc *depth, const clc_cloud_options *o) {
-    clc_cloud_params p;
-    p.scale = o->depth_scale ? (float)o->depth_scale : 1000.0f;
-    p.trunc = o->depth_trunc ? (float)o->depth_trunc : 1000.0f;
-    p.fx = (float)K.fx, p.fy = (float)K.fy, p.cx = (float)K.cx, p.cy = (float)K.cy;
-    p.stride = o->stride ? o->stride : 1;
-    p.sw = (depth->width - 1) / p.stride + 1;
-    p.sh = (depth->height - 1) / p.stride + 1;
-    p.layout = o->layout;
-    return p;
+static clc_cloud_params params_of(const clc_image_desc *depth, const clc_cloud_options *o)
+{
+    return clc__cloud_params(o->depth_scale ? o->depth_scale : 1000.0,
+                             o->depth_trunc ? o->depth_trunc : 1000.0, &K,
+                             o->stride ? o->stride : 1, depth->width, depth->height, o->layout);
 }
 
-static int same_float(float a, float b) {
+static int same_float(float a, float b)
+{
     if (isnan(a) || isnan(b))
         return isnan(a) && isnan(b);
     return fabsf(a - b) <= 1e-6f * fmaxf(1.0f, fabsf(b));
 }
 
 static void assert_same_cloud(const float *got, const float *want, const unsigned char *got_c,
-                              const unsigned char *want_c, size_t n) {
+                              const unsigned char *want_c, size_t n)
+{
     for (size_t i = 0; i < 3 * n; ++i)
         if (!same_float(got[i], want[i]))
             fail_msg("point %zu coordinate %zu: %.9g, reference %.9g", i / 3, i % 3, (double)got[i],
@@ -110,7 +112,8 @@ static void assert_same_cloud(const float *got, const float *want, const unsigne
 }
 
 /* Runs clc_depth_to_points and the reference on f; checks points, colours and guards. */
-static void check(clc_context *ctx, frame *f, const clc_cloud_options *o, int with_color) {
+static void check(clc_context *ctx, frame *f, const clc_cloud_options *o, int with_color)
+{
     const clc_cloud_params p = params_of(&f->depth, o);
     const size_t grid = p.sw * p.sh;
     float *want = malloc(grid * 12 + 1), *got = malloc(grid * 12 + 64);
@@ -139,7 +142,8 @@ static void check(clc_context *ctx, frame *f, const clc_cloud_options *o, int wi
     free(want), free(got), free(want_c), free(got_c);
 }
 
-static void matches_reference_for_types_layouts_strides_and_sizes(void **state) {
+static void matches_reference_for_types_layouts_strides_and_sizes(void **state)
+{
     clc_context *ctx = *state;
     const size_t sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {64, 48}, {161, 121}};
     const clc_pixel_format formats[] = {CLC_PIXEL_DEPTH_U16, CLC_PIXEL_DEPTH_F32};
@@ -157,7 +161,8 @@ static void matches_reference_for_types_layouts_strides_and_sizes(void **state) 
                 }
 }
 
-static void large_frame_matches_reference(void **state) {
+static void large_frame_matches_reference(void **state)
+{
     clc_context *ctx = *state;
     frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 640, 480, 0);
     clc_cloud_options o = {0};
@@ -167,7 +172,8 @@ static void large_frame_matches_reference(void **state) {
     frame_free(&fr);
 }
 
-static void all_invalid_and_all_valid_images(void **state) {
+static void all_invalid_and_all_valid_images(void **state)
+{
     clc_context *ctx = *state;
     frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 50, 30, 0);
     memset(fr.depth_data, 0, fr.depth_bytes);
@@ -198,7 +204,8 @@ static void all_invalid_and_all_valid_images(void **state) {
     frame_free(&fr);
 }
 
-static void truncation_edge_is_invalid_and_scale_applies(void **state) {
+static void truncation_edge_is_invalid_and_scale_applies(void **state)
+{
     clc_context *ctx = *state;
     /* raw 3000 at 1000 units per metre is exactly the 3 m truncation: invalid, as in Open3D. */
     const uint16_t raw[4] = {2999, 3000, 3001, 1};
@@ -210,14 +217,14 @@ static void truncation_edge_is_invalid_and_scale_applies(void **state) {
     assert_int_equal(clc_depth_to_points(ctx, &d, raw, NULL, NULL, &K, &o, pts, NULL, 4, &count),
                      CLC_SUCCESS);
     assert_int_equal(count, 2);
-    assert_true(pts[2] == 2.999f);
-    assert_true(pts[5] == 0.001f);
+    assert_true(same_float(pts[2], 2.999f));
+    assert_true(same_float(pts[5], 0.001f));
     /* depth_scale 5000 (TUM datasets): raw 3000 is 0.6 m. */
     o.depth_scale = 5000.0;
     assert_int_equal(clc_depth_to_points(ctx, &d, raw, NULL, NULL, &K, &o, pts, NULL, 4, &count),
                      CLC_SUCCESS);
     assert_int_equal(count, 4);
-    assert_true(pts[5] == 0.6f);
+    assert_true(same_float(pts[5], 0.6f));
     /* Float depth is metres and ignores depth_scale; NaN, infinities, 0 and negatives are
      * invalid; trunc may be +infinity. */
     const float z[6] = {NAN, INFINITY, -INFINITY, 0.0f, -2.0f, 1e30f};
@@ -237,7 +244,8 @@ static void truncation_edge_is_invalid_and_scale_applies(void **state) {
     assert_true(same_float(out[1], (0.0f - 239.5f) * 2.0f / 523.5f));
 }
 
-static void too_small_capacity_writes_nothing_and_reports_the_count(void **state) {
+static void too_small_capacity_writes_nothing_and_reports_the_count(void **state)
+{
     clc_context *ctx = *state;
     frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 40, 20, 0);
     clc_cloud_options o = {0};
@@ -282,7 +290,8 @@ static void too_small_capacity_writes_nothing_and_reports_the_count(void **state
     frame_free(&fr);
 }
 
-static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes) {
+static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes)
+{
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(clc_context_cl_context(ctx),
                               CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
@@ -291,7 +300,8 @@ static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes) {
     return m;
 }
 
-static void device_buffers_match_reference(void **state) {
+static void device_buffers_match_reference(void **state)
+{
     clc_context *ctx = *state;
     for (int layout = 0; layout < 2; ++layout)
         for (unsigned stride = 1; stride <= 3; stride += 2) {
@@ -352,7 +362,8 @@ static void device_buffers_match_reference(void **state) {
         }
 }
 
-static void misuse_is_refused(void **state) {
+static void misuse_is_refused(void **state)
+{
     clc_context *ctx = *state;
     uint16_t d[4] = {1000, 1000, 1000, 1000};
     float pts[12];
@@ -446,7 +457,8 @@ static void misuse_is_refused(void **state) {
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_cloud_grid_size(&depth, &o, NULL));
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(matches_reference_for_types_layouts_strides_and_sizes,
                                         setup, teardown),

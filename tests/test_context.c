@@ -8,7 +8,8 @@
 
 #include "internal.h"
 
-static void creates_a_context_with_queue_and_reason(void **state) {
+static void creates_a_context_with_queue_and_reason(void **state)
+{
     (void)state;
     clc_context_options options = fixture_options();
     clc_context *ctx = fixture_context(&options);
@@ -23,7 +24,8 @@ static void creates_a_context_with_queue_and_reason(void **state) {
     clc_context_destroy(ctx);
 }
 
-static void profiling_option_sets_the_queue_property(void **state) {
+static void profiling_option_sets_the_queue_property(void **state)
+{
     (void)state;
     clc_context_options options = fixture_options();
     options.profiling = 1;
@@ -36,7 +38,8 @@ static void profiling_option_sets_the_queue_property(void **state) {
     clc_context_destroy(ctx);
 }
 
-static void misuse_is_refused_without_touching_outputs(void **state) {
+static void misuse_is_refused_without_touching_outputs(void **state)
+{
     (void)state;
     assert_int_equal(clc_context_create(NULL, NULL), CLC_ERROR_INVALID_ARGUMENT);
     clc_context_options options = fixture_options();
@@ -71,7 +74,8 @@ typedef struct own_objects {
     cl_command_queue queue;
 } own_objects;
 
-static own_objects make_own(void) {
+static own_objects make_own(void)
+{
     clc_context_options options = fixture_options();
     clc_context *probe = fixture_context(&options);
     own_objects o = {0};
@@ -85,12 +89,14 @@ static own_objects make_own(void) {
     return o;
 }
 
-static void free_own(own_objects *o) {
+static void free_own(own_objects *o)
+{
     clReleaseCommandQueue(o->queue);
     clReleaseContext(o->context);
 }
 
-static void wrap_uses_and_then_releases_the_callers_objects(void **state) {
+static void wrap_uses_and_then_releases_the_callers_objects(void **state)
+{
     (void)state;
     own_objects o = make_own();
     cl_uint context_refs = fixture_context_refcount(o.context);
@@ -117,7 +123,8 @@ static void wrap_uses_and_then_releases_the_callers_objects(void **state) {
     free_own(&o);
 }
 
-static void wrap_without_queue_makes_its_own(void **state) {
+static void wrap_without_queue_makes_its_own(void **state)
+{
     (void)state;
     own_objects o = make_own();
     cl_uint context_refs = fixture_context_refcount(o.context);
@@ -130,7 +137,8 @@ static void wrap_without_queue_makes_its_own(void **state) {
     free_own(&o);
 }
 
-static void wrap_refuses_mismatched_objects(void **state) {
+static void wrap_refuses_mismatched_objects(void **state)
+{
     (void)state;
     own_objects a = make_own();
     own_objects b = make_own();
@@ -166,7 +174,8 @@ typedef struct worker {
 static const char *const add_source =
     "__kernel void add(__global int *p, const int v) { p[get_global_id(0)] += v; }";
 
-static int run_add(worker *w, int round) {
+static int run_add(worker *w, int round)
+{
     cl_program program = NULL;
     if (clc_program_build(w->ctx, add_source, NULL, &program) != CLC_SUCCESS) {
         snprintf(w->message, sizeof w->message, "build: %s", clc_last_error());
@@ -206,7 +215,8 @@ static int run_add(worker *w, int round) {
     return bad;
 }
 
-static void *work(void *arg) {
+static void *work(void *arg)
+{
     worker *w = arg;
     for (int round = 0; round < ROUNDS; ++round) {
         w->failures += run_add(w, round);
@@ -220,7 +230,8 @@ static void *work(void *arg) {
     return NULL;
 }
 
-static void eight_threads_share_one_context(void **state) {
+static void eight_threads_share_one_context(void **state)
+{
     (void)state;
     clc_context_options options = fixture_options();
     clc_context *ctx = fixture_context(&options);
@@ -241,7 +252,8 @@ static void eight_threads_share_one_context(void **state) {
     clc_context_destroy(ctx);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(creates_a_context_with_queue_and_reason),
         cmocka_unit_test(profiling_option_sets_the_queue_property),

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void lists_at_least_one_device_with_its_properties(void **state) {
+static void lists_at_least_one_device_with_its_properties(void **state)
+{
     (void)state;
     clc_device_list *list = NULL;
     assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
@@ -30,7 +31,8 @@ static void lists_at_least_one_device_with_its_properties(void **state) {
     clc_device_list_destroy(list);
 }
 
-static void devices_are_in_platform_then_device_order(void **state) {
+static void devices_are_in_platform_then_device_order(void **state)
+{
     (void)state;
     clc_device_list *list = NULL;
     assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
@@ -45,7 +47,8 @@ static void devices_are_in_platform_then_device_order(void **state) {
 }
 
 /* CI (CI=true) runs on PoCL with no GPU: its CPU device must be found there. */
-static void pocl_cpu_device_is_listed_in_ci(void **state) {
+static void pocl_cpu_device_is_listed_in_ci(void **state)
+{
     (void)state;
     const char *ci = getenv("CI");
     if (!ci || strcmp(ci, "true") != 0)
@@ -61,7 +64,8 @@ static void pocl_cpu_device_is_listed_in_ci(void **state) {
     clc_device_list_destroy(list);
 }
 
-static void list_accessors_refuse_misuse(void **state) {
+static void list_accessors_refuse_misuse(void **state)
+{
     (void)state;
     assert_int_equal(clc_devices_query(NULL), CLC_ERROR_INVALID_ARGUMENT);
     assert_true(strstr(clc_last_error(), "NULL") != NULL);
@@ -77,7 +81,8 @@ static void list_accessors_refuse_misuse(void **state) {
     clc_device_list_destroy(list);
 }
 
-static void device_types_have_names(void **state) {
+static void device_types_have_names(void **state)
+{
     (void)state;
     assert_string_equal(clc_device_type_string(CLC_DEVICE_CPU), "CPU");
     assert_string_equal(clc_device_type_string(CLC_DEVICE_GPU), "GPU");
@@ -86,7 +91,8 @@ static void device_types_have_names(void **state) {
     assert_string_equal(clc_device_type_string((clc_device_type)42), "other");
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lists_at_least_one_device_with_its_properties),
         cmocka_unit_test(devices_are_in_platform_then_device_order),

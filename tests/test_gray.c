@@ -16,19 +16,22 @@ static const clc_pixel_format formats[] = {CLC_PIXEL_RGB8, CLC_PIXEL_BGR8, CLC_P
                                            CLC_PIXEL_BGRA8};
 static const clc_gray_weights weight_sets[] = {CLC_GRAY_BT601, CLC_GRAY_BT709};
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     clc_context_options options = fixture_options();
     *state = fixture_context(&options);
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     clc_context_destroy(*state);
     return 0;
 }
 
 static uint32_t rng = 1;
-static uint8_t next_byte(void) {
+static uint8_t next_byte(void)
+{
     rng = rng * 1664525u + 1013904223u;
     return (uint8_t)(rng >> 24);
 }
@@ -41,7 +44,8 @@ typedef struct host_image {
     uint8_t *data;
 } host_image;
 
-static host_image image_new(clc_pixel_format format, size_t w, size_t h, size_t extra_pitch) {
+static host_image image_new(clc_pixel_format format, size_t w, size_t h, size_t extra_pitch)
+{
     host_image im;
     im.desc =
         (clc_image_desc){format, w, h, extra_pitch ? w * clc_pixel_size(format) + extra_pitch : 0};
@@ -54,16 +58,19 @@ static host_image image_new(clc_pixel_format format, size_t w, size_t h, size_t 
     return im;
 }
 
-static void image_fill_random(host_image *im) {
+static void image_fill_random(host_image *im)
+{
     for (size_t i = 0; i < im->span; ++i)
         im->data[i] = next_byte();
 }
 
-static void image_free(host_image *im) {
+static void image_free(host_image *im)
+{
     free(im->block);
 }
 
-static void assert_guards(const host_image *im) {
+static void assert_guards(const host_image *im)
+{
     for (size_t i = 0; i < GUARD_BYTES; ++i) {
         assert_int_equal(im->block[i], GUARD);
         assert_int_equal(im->data[im->span + i], GUARD);
@@ -71,7 +78,8 @@ static void assert_guards(const host_image *im) {
 }
 
 /* Padding bytes between rows keep the guard pattern. */
-static void assert_padding_untouched(const host_image *im) {
+static void assert_padding_untouched(const host_image *im)
+{
     const size_t row = im->desc.width * clc_pixel_size(im->desc.format);
     const size_t pitch = im->desc.pitch ? im->desc.pitch : row;
     for (size_t y = 0; y + 1 < im->desc.height; ++y)
@@ -79,7 +87,8 @@ static void assert_padding_untouched(const host_image *im) {
             assert_int_equal(im->data[y * pitch + x], GUARD);
 }
 
-static void assert_same_pixels(const host_image *a, const host_image *b, double tolerance) {
+static void assert_same_pixels(const host_image *a, const host_image *b, double tolerance)
+{
     const size_t pitch_a =
         a->desc.pitch ? a->desc.pitch : a->desc.width * clc_pixel_size(a->desc.format);
     const size_t pitch_b =
@@ -105,7 +114,8 @@ static void assert_same_pixels(const host_image *a, const host_image *b, double 
 
 /* Converts with clc_gray and with the reference; both outputs must agree and keep guards. */
 static void check_host(clc_context *ctx, host_image *src, clc_pixel_format out_format,
-                       size_t out_extra_pitch, clc_gray_weights weights) {
+                       size_t out_extra_pitch, clc_gray_weights weights)
+{
     host_image out = image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
     host_image ref = image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
     clc_gray_options options = {weights};
@@ -120,7 +130,8 @@ static void check_host(clc_context *ctx, host_image *src, clc_pixel_format out_f
     image_free(&ref);
 }
 
-static void every_width_format_pitch_and_weight_matches_the_reference(void **state) {
+static void every_width_format_pitch_and_weight_matches_the_reference(void **state)
+{
     clc_context *ctx = *state;
     const size_t extra_pitches[] = {0, 1, 3, 16, 17};
     for (size_t f = 0; f < 4; ++f)
@@ -134,7 +145,8 @@ static void every_width_format_pitch_and_weight_matches_the_reference(void **sta
             }
 }
 
-static void float_output_matches_the_reference(void **state) {
+static void float_output_matches_the_reference(void **state)
+{
     clc_context *ctx = *state;
     for (size_t f = 0; f < 4; ++f)
         for (size_t w = 1; w <= 67; w += 3) {
@@ -145,7 +157,8 @@ static void float_output_matches_the_reference(void **state) {
         }
 }
 
-static void extremes_and_opencv_reference_values(void **state) {
+static void extremes_and_opencv_reference_values(void **state)
+{
     clc_context *ctx = *state;
     /* OpenCV's cvtColor(RGB2GRAY) gives red 76, green 150, blue 29 (BT.601). */
     static const uint8_t rgb[] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255};
@@ -182,7 +195,8 @@ static void extremes_and_opencv_reference_values(void **state) {
     }
 }
 
-static void large_image_matches_the_reference(void **state) {
+static void large_image_matches_the_reference(void **state)
+{
     clc_context *ctx = *state;
     host_image src = image_new(CLC_PIXEL_BGR8, 1923, 1081, 0);
     image_fill_random(&src);
@@ -192,7 +206,8 @@ static void large_image_matches_the_reference(void **state) {
 
 /* ---- device buffers ---- */
 
-static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes) {
+static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes)
+{
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                               bytes, (void *)(uintptr_t)data, &err);
@@ -200,7 +215,8 @@ static cl_mem device_copy(clc_context *ctx, const void *data, size_t bytes) {
     return m;
 }
 
-static void device_buffers_at_any_offset_match_the_reference(void **state) {
+static void device_buffers_at_any_offset_match_the_reference(void **state)
+{
     clc_context *ctx = *state;
     const size_t offsets[][2] = {{0, 0}, {1, 3}, {16, 32}, {5, 0}, {48, 7}};
     for (size_t f = 0; f < 4; ++f)
@@ -255,7 +271,8 @@ static void device_buffers_at_any_offset_match_the_reference(void **state) {
             }
 }
 
-static void enqueue_waits_for_its_event_list(void **state) {
+static void enqueue_waits_for_its_event_list(void **state)
+{
     clc_context *ctx = *state;
     host_image src = image_new(CLC_PIXEL_RGB8, 40, 4, 0);
     image_fill_random(&src);
@@ -291,7 +308,8 @@ static void enqueue_waits_for_its_event_list(void **state) {
 
 /* ---- misuse ---- */
 
-static void argument_errors_are_refused_and_nothing_is_written(void **state) {
+static void argument_errors_are_refused_and_nothing_is_written(void **state)
+{
     clc_context *ctx = *state;
     uint8_t in[64 * 3];
     memset(in, 7, sizeof in);
@@ -347,7 +365,8 @@ static void argument_errors_are_refused_and_nothing_is_written(void **state) {
         assert_int_equal(out[i], GUARD);
 }
 
-static void device_argument_errors_are_refused(void **state) {
+static void device_argument_errors_are_refused(void **state)
+{
     clc_context *ctx = *state;
     const clc_image_desc rgb = {CLC_PIXEL_RGB8, 8, 8, 0}, gray = {CLC_PIXEL_GRAY8, 8, 8, 0};
     uint8_t zeros[256] = {0};
@@ -386,7 +405,8 @@ static void device_argument_errors_are_refused(void **state) {
     clReleaseMemObject(b);
 }
 
-static void image_span_is_checked(void **state) {
+static void image_span_is_checked(void **state)
+{
     (void)state;
     size_t bytes = 0;
     clc_image_desc d = {CLC_PIXEL_RGBA8, 10, 3, 48};
@@ -402,7 +422,8 @@ static void image_span_is_checked(void **state) {
     assert_int_equal(clc_pixel_size((clc_pixel_format)0), 0);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_width_format_pitch_and_weight_matches_the_reference,
                                         setup, teardown),

@@ -9,7 +9,8 @@
 #include "../tools/ply.h"
 
 /* A deliberately independent reader for the subset we write. Returns the vertex count, or -1. */
-static long parse(FILE *f, int *ascii, int *colored, float *points, unsigned char *colors) {
+static long parse(FILE *f, int *ascii, int *colored, float *points, unsigned char *colors)
+{
     char line[256];
     long count = -1;
     *ascii = -1;
@@ -60,7 +61,8 @@ static long parse(FILE *f, int *ascii, int *colored, float *points, unsigned cha
     return fgetc(f) == EOF || *ascii ? count : -1;
 }
 
-static void round_trip(int ascii, int with_colors) {
+static void round_trip(int ascii, int with_colors)
+{
     enum { N = 100 };
     float pts[3 * N];
     unsigned char cols[3 * N];
@@ -93,19 +95,22 @@ static void round_trip(int ascii, int with_colors) {
     fclose(f);
 }
 
-static void binary_round_trips(void **state) {
+static void binary_round_trips(void **state)
+{
     (void)state;
     round_trip(0, 0);
     round_trip(0, 1);
 }
 
-static void ascii_round_trips(void **state) {
+static void ascii_round_trips(void **state)
+{
     (void)state;
     round_trip(1, 0);
     round_trip(1, 1);
 }
 
-static void empty_cloud_is_a_valid_file(void **state) {
+static void empty_cloud_is_a_valid_file(void **state)
+{
     (void)state;
     FILE *f = tmpfile();
     assert_non_null(f);
@@ -117,7 +122,8 @@ static void empty_cloud_is_a_valid_file(void **state) {
     fclose(f);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(binary_round_trips),
         cmocka_unit_test(ascii_round_trips),

@@ -6,19 +6,22 @@
 
 #include "internal.h"
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     clc_context_options options = fixture_options();
     *state = fixture_context(&options);
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     clc_context_destroy(*state);
     return 0;
 }
 
 /* Runs kernel "value" (one int out) of a program and returns what it wrote. */
-static int run_value(clc_context *ctx, cl_program program) {
+static int run_value(clc_context *ctx, cl_program program)
+{
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, "value", &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -40,7 +43,8 @@ static int run_value(clc_context *ctx, cl_program program) {
 
 static const char *const value_source = "__kernel void value(__global int *out) { *out = VALUE; }";
 
-static void build_options_reach_the_compiler(void **state) {
+static void build_options_reach_the_compiler(void **state)
+{
     clc_context *ctx = *state;
     cl_program a = NULL, b = NULL;
     assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=7", &a), CLC_SUCCESS);
@@ -51,7 +55,8 @@ static void build_options_reach_the_compiler(void **state) {
     clReleaseProgram(b);
 }
 
-static void compile_error_returns_the_build_log(void **state) {
+static void compile_error_returns_the_build_log(void **state)
+{
     clc_context *ctx = *state;
     cl_program program = (cl_program)ctx; /* must be reset to NULL */
     clc_status st =
@@ -80,7 +85,8 @@ static void compile_error_returns_the_build_log(void **state) {
     free(full);
 }
 
-static void misuse_is_refused(void **state) {
+static void misuse_is_refused(void **state)
+{
     clc_context *ctx = *state;
     cl_program program = NULL;
     assert_int_equal(clc_program_build(NULL, value_source, NULL, &program),
@@ -91,7 +97,8 @@ static void misuse_is_refused(void **state) {
     assert_null(program);
 }
 
-static void embedded_programs_are_built_once_per_context(void **state) {
+static void embedded_programs_are_built_once_per_context(void **state)
+{
     clc_context *ctx = *state;
     clc_cache_stats before, after;
     assert_int_equal(clc_context_cache_stats(ctx, &before), CLC_SUCCESS);
@@ -103,7 +110,8 @@ static void embedded_programs_are_built_once_per_context(void **state) {
     assert_int_equal(after.misses, before.misses + 1);
 }
 
-static void embedded_source_carries_its_build_time_hash(void **state) {
+static void embedded_source_carries_its_build_time_hash(void **state)
+{
     (void)state;
     assert_string_equal(clc__source_copy.name, "copy");
     assert_int_equal(strlen(clc__source_copy.text), clc__source_copy.length);
@@ -112,7 +120,8 @@ static void embedded_source_carries_its_build_time_hash(void **state) {
     assert_int_equal(strlen(clc__source_copy.hash), 7 + 64);
 }
 
-static void copy_bandwidth_is_measured(void **state) {
+static void copy_bandwidth_is_measured(void **state)
+{
     clc_context *ctx = *state;
     double gbps = -1.0;
     assert_int_equal(clc_measure_copy_bandwidth(ctx, (size_t)4 << 20, 3, &gbps), CLC_SUCCESS);
@@ -124,7 +133,8 @@ static void copy_bandwidth_is_measured(void **state) {
                      CLC_ERROR_INVALID_ARGUMENT);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(build_options_reach_the_compiler, setup, teardown),
         cmocka_unit_test_setup_teardown(compile_error_returns_the_build_log, setup, teardown),

@@ -9,7 +9,8 @@
 #include "internal.h"
 
 static clc_device_info device(unsigned p, unsigned d, clc_device_type type, unsigned cus,
-                              const char *platform, const char *name) {
+                              const char *platform, const char *name)
+{
     clc_device_info info = {0};
     info.platform_index = p;
     info.device_index = d;
@@ -24,7 +25,8 @@ static clc_device_info device(unsigned p, unsigned d, clc_device_type type, unsi
 /* Platform 0: PoCL CPU; platform 1: two NVIDIA GPUs (the second larger); platform 2: an FPGA. */
 static clc_device_info machine[4];
 
-static int setup_machine(void **state) {
+static int setup_machine(void **state)
+{
     (void)state;
     machine[0] =
         device(0, 0, CLC_DEVICE_CPU, 16, "Portable Computing Language", "pthread-skylake-avx512");
@@ -34,7 +36,8 @@ static int setup_machine(void **state) {
     return 0;
 }
 
-static size_t pick(const clc_device_info *devices, size_t n, const char *selector) {
+static size_t pick(const clc_device_info *devices, size_t n, const char *selector)
+{
     size_t index = 99;
     char reason[256];
     clc_status st =
@@ -46,7 +49,8 @@ static size_t pick(const clc_device_info *devices, size_t n, const char *selecto
     return index;
 }
 
-static clc_status refuse(const clc_device_info *devices, size_t n, const char *selector) {
+static clc_status refuse(const clc_device_info *devices, size_t n, const char *selector)
+{
     size_t index = 99;
     clc_status st = clc__select_among(devices, n, selector, "selector", &index, NULL, 0);
     assert_int_not_equal(st, CLC_SUCCESS);
@@ -54,42 +58,48 @@ static clc_status refuse(const clc_device_info *devices, size_t n, const char *s
     return st;
 }
 
-static void default_prefers_the_gpu_with_most_compute_units(void **state) {
+static void default_prefers_the_gpu_with_most_compute_units(void **state)
+{
     (void)state;
     assert_int_equal(pick(machine, 4, NULL), 2);
     assert_int_equal(pick(machine, 4, ""), 2);
     assert_int_equal(pick(machine, 4, "default"), 2);
 }
 
-static void default_falls_back_to_accelerator_then_cpu(void **state) {
+static void default_falls_back_to_accelerator_then_cpu(void **state)
+{
     (void)state;
     clc_device_info no_gpu[2] = {machine[0], machine[3]};
     assert_int_equal(pick(no_gpu, 2, NULL), 1);
     assert_int_equal(pick(machine, 1, NULL), 0);
 }
 
-static void ties_go_to_the_earliest_device(void **state) {
+static void ties_go_to_the_earliest_device(void **state)
+{
     (void)state;
     clc_device_info twins[2] = {machine[2], machine[2]};
     twins[1].device_index = 2;
     assert_int_equal(pick(twins, 2, "gpu"), 0);
 }
 
-static void type_keywords_pick_that_type_case_insensitively(void **state) {
+static void type_keywords_pick_that_type_case_insensitively(void **state)
+{
     (void)state;
     assert_int_equal(pick(machine, 4, "cpu"), 0);
     assert_int_equal(pick(machine, 4, "GPU"), 2);
     assert_int_equal(pick(machine, 4, "Accelerator"), 3);
 }
 
-static void indices_pick_exactly_that_device(void **state) {
+static void indices_pick_exactly_that_device(void **state)
+{
     (void)state;
     assert_int_equal(pick(machine, 4, "1:0"), 1);
     assert_int_equal(pick(machine, 4, " 1:1 "), 2);
     assert_int_equal(pick(machine, 4, "0:0"), 0);
 }
 
-static void names_match_device_or_platform_substrings(void **state) {
+static void names_match_device_or_platform_substrings(void **state)
+{
     (void)state;
     assert_int_equal(pick(machine, 4, "pthread"), 0);
     assert_int_equal(pick(machine, 4, "rtx"), 1);
@@ -100,7 +110,8 @@ static void names_match_device_or_platform_substrings(void **state) {
     assert_int_equal(pick(machine, 4, "FPGA"), 3);
 }
 
-static void a_selector_that_matches_nothing_is_an_error_naming_it(void **state) {
+static void a_selector_that_matches_nothing_is_an_error_naming_it(void **state)
+{
     (void)state;
     assert_int_equal(refuse(machine, 4, "doesnotexist"), CLC_ERROR_DEVICE_NOT_MATCHED);
     assert_non_null(strstr(clc_last_error(), "doesnotexist"));
@@ -112,7 +123,8 @@ static void a_selector_that_matches_nothing_is_an_error_naming_it(void **state) 
     assert_int_equal(refuse(machine, 1, "accelerator"), CLC_ERROR_DEVICE_NOT_MATCHED);
 }
 
-static void malformed_selectors_are_refused(void **state) {
+static void malformed_selectors_are_refused(void **state)
+{
     (void)state;
     assert_int_equal(refuse(machine, 4, "   "), CLC_ERROR_INVALID_SELECTOR);
     assert_int_equal(refuse(machine, 4, "99999999999999999999999:0"), CLC_ERROR_INVALID_SELECTOR);
@@ -122,7 +134,8 @@ static void malformed_selectors_are_refused(void **state) {
     assert_int_equal(refuse(machine, 4, long_selector), CLC_ERROR_INVALID_SELECTOR);
 }
 
-static void unavailable_devices_are_never_picked(void **state) {
+static void unavailable_devices_are_never_picked(void **state)
+{
     (void)state;
     clc_device_info devices[2] = {machine[0], machine[2]};
     devices[1].available = 0;
@@ -133,7 +146,8 @@ static void unavailable_devices_are_never_picked(void **state) {
     assert_int_equal(refuse(devices, 2, NULL), CLC_ERROR_NO_DEVICE);
 }
 
-static void null_arguments_are_refused(void **state) {
+static void null_arguments_are_refused(void **state)
+{
     (void)state;
     size_t index = 0;
     assert_int_equal(clc__select_among(NULL, 0, "cpu", "selector", &index, NULL, 0),
@@ -150,7 +164,8 @@ typedef struct real {
     char *saved_env;
 } real;
 
-static int setup_real(void **state) {
+static int setup_real(void **state)
+{
     real *r = calloc(1, sizeof *r);
     assert_non_null(r);
     assert_int_equal(clc_devices_query(&r->list), CLC_SUCCESS);
@@ -160,7 +175,8 @@ static int setup_real(void **state) {
     return 0;
 }
 
-static int teardown_real(void **state) {
+static int teardown_real(void **state)
+{
     real *r = *state;
     if (r->saved_env)
         setenv(CLC_DEVICE_ENV, r->saved_env, 1);
@@ -173,12 +189,14 @@ static int teardown_real(void **state) {
 }
 
 /* The device every test suite can count on: the first one of the list, by its indices. */
-static void first_device_selector(const clc_device_list *list, char *buf, size_t size) {
+static void first_device_selector(const clc_device_list *list, char *buf, size_t size)
+{
     const clc_device_info *d = clc_device_list_get(list, 0);
     snprintf(buf, size, "%u:%u", d->platform_index, d->device_index);
 }
 
-static void environment_variable_is_used_when_no_selector_is_given(void **state) {
+static void environment_variable_is_used_when_no_selector_is_given(void **state)
+{
     real *r = *state;
     char sel[32];
     first_device_selector(r->list, sel, sizeof sel);
@@ -190,7 +208,8 @@ static void environment_variable_is_used_when_no_selector_is_given(void **state)
     assert_non_null(strstr(reason, CLC_DEVICE_ENV));
 }
 
-static void explicit_selector_wins_over_the_environment(void **state) {
+static void explicit_selector_wins_over_the_environment(void **state)
+{
     real *r = *state;
     setenv(CLC_DEVICE_ENV, "doesnotexist", 1);
     char sel[32];
@@ -201,7 +220,8 @@ static void explicit_selector_wins_over_the_environment(void **state) {
     assert_int_equal(clc_device_select(r->list, "default", &index, NULL, 0), CLC_SUCCESS);
 }
 
-static void environment_variable_that_matches_nothing_fails_context_creation(void **state) {
+static void environment_variable_that_matches_nothing_fails_context_creation(void **state)
+{
     (void)state;
     setenv(CLC_DEVICE_ENV, "doesnotexist", 1);
     clc_context *ctx = (clc_context *)&ctx; /* must be overwritten with NULL */
@@ -211,7 +231,8 @@ static void environment_variable_that_matches_nothing_fails_context_creation(voi
     assert_non_null(strstr(clc_last_error(), "doesnotexist"));
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(default_prefers_the_gpu_with_most_compute_units, setup_machine),
         cmocka_unit_test_setup(default_falls_back_to_accelerator_then_cpu, setup_machine),

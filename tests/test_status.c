@@ -19,7 +19,8 @@ static const int library_statuses[] = {
 };
 #define COUNT (sizeof library_statuses / sizeof library_statuses[0])
 
-static void every_library_status_has_a_distinct_name(void **state) {
+static void every_library_status_has_a_distinct_name(void **state)
+{
     (void)state;
     for (size_t i = 0; i < COUNT; ++i) {
         const char *name = clc_status_string(library_statuses[i]);
@@ -29,7 +30,8 @@ static void every_library_status_has_a_distinct_name(void **state) {
     }
 }
 
-static void every_library_status_has_a_description(void **state) {
+static void every_library_status_has_a_description(void **state)
+{
     (void)state;
     for (size_t i = 0; i < COUNT; ++i) {
         const char *text = clc_status_description(library_statuses[i]);
@@ -38,7 +40,8 @@ static void every_library_status_has_a_description(void **state) {
     }
 }
 
-static void opencl_codes_keep_their_opencl_names(void **state) {
+static void opencl_codes_keep_their_opencl_names(void **state)
+{
     (void)state;
     assert_string_equal(clc_status_string(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
     assert_string_equal(clc_status_string(CL_BUILD_PROGRAM_FAILURE), "CL_BUILD_PROGRAM_FAILURE");
@@ -47,7 +50,8 @@ static void opencl_codes_keep_their_opencl_names(void **state) {
     assert_int_equal(CLC_ERROR_OUT_OF_RESOURCES, CL_OUT_OF_RESOURCES);
 }
 
-static void every_opencl_1_2_error_code_is_named(void **state) {
+static void every_opencl_1_2_error_code_is_named(void **state)
+{
     (void)state;
     for (int code = -1; code >= -19; --code)
         assert_string_not_equal(clc_status_string(code), "CLC_UNKNOWN_STATUS");
@@ -55,14 +59,16 @@ static void every_opencl_1_2_error_code_is_named(void **state) {
         assert_string_not_equal(clc_status_string(code), "CLC_UNKNOWN_STATUS");
 }
 
-static void unknown_codes_say_so(void **state) {
+static void unknown_codes_say_so(void **state)
+{
     (void)state;
     assert_string_equal(clc_status_string(12345), "CLC_UNKNOWN_STATUS");
     assert_string_equal(clc_status_string(-25), "CLC_UNKNOWN_STATUS");
     assert_string_equal(clc_status_description(-2099), "unknown status code");
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_library_status_has_a_distinct_name),
         cmocka_unit_test(every_library_status_has_a_description),

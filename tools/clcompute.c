@@ -6,7 +6,8 @@
 
 #include "cli.h"
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
     fprintf(out, "usage: clcompute COMMAND [OPTIONS]\n"
                  "\n"
                  "commands:\n"
@@ -22,7 +23,8 @@ static void usage(FILE *out) {
                  "  clcompute --version    print the library version\n");
 }
 
-void cli_json_string(FILE *out, const char *s) {
+void cli_json_string(FILE *out, const char *s)
+{
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
         if (*p == '"' || *p == '\\')
@@ -35,7 +37,8 @@ void cli_json_string(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -14,7 +14,8 @@
 #include "cli.h"
 #include "ply.h"
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
     fprintf(out,
             "usage: clcompute cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F\n"
             "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
@@ -25,7 +26,8 @@ static void usage(FILE *out) {
             "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n");
 }
 
-static int parse_double(const char *flag, const char *text, double *value) {
+static int parse_double(const char *flag, const char *text, double *value)
+{
     char *end = NULL;
     errno = 0;
     *value = strtod(text, &end);
@@ -36,7 +38,8 @@ static int parse_double(const char *flag, const char *text, double *value) {
     return 0;
 }
 
-static int check_file(const char *path) {
+static int check_file(const char *path)
+{
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "clcompute cloud: cannot read '%s': %s\n", path, strerror(errno));
@@ -50,7 +53,8 @@ static int check_file(const char *path) {
 }
 
 /* Loads the depth image as 16-bit values; 8-bit files only when allowed. */
-static uint16_t *load_depth(const char *path, int allow_8bit, int *w, int *h) {
+static uint16_t *load_depth(const char *path, int allow_8bit, int *w, int *h)
+{
     if (check_file(path) != 0)
         return NULL;
     int channels = 0;
@@ -98,11 +102,13 @@ static uint16_t *load_depth(const char *path, int allow_8bit, int *w, int *h) {
     return wide;
 }
 
-static int write_ply(FILE *out, void *arg) {
+static int write_ply(FILE *out, void *arg)
+{
     return ply_write(out, arg);
 }
 
-int cmd_cloud(int argc, char **argv) {
+int cmd_cloud(int argc, char **argv)
+{
     const char *depth_path = NULL, *out_path = NULL, *color_path = NULL, *device = NULL;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};

@@ -6,7 +6,8 @@
 
 #include "cli.h"
 
-static void print_bytes(uint64_t bytes) {
+static void print_bytes(uint64_t bytes)
+{
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)bytes;
     int u = 0;
@@ -17,7 +18,8 @@ static void print_bytes(uint64_t bytes) {
     printf(u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
-static void print_text(const clc_device_list *list) {
+static void print_text(const clc_device_list *list)
+{
     unsigned platform = (unsigned)-1;
     for (size_t i = 0; i < clc_device_list_count(list); ++i) {
         const clc_device_info *d = clc_device_list_get(list, i);
@@ -45,7 +47,8 @@ static void print_text(const clc_device_list *list) {
                clc_device_list_skipped_platforms(list));
 }
 
-static void json_device(const clc_device_info *d) {
+static void json_device(const clc_device_info *d)
+{
     printf("    {\"platform_index\": %u, \"device_index\": %u, \"platform\": ", d->platform_index,
            d->device_index);
     cli_json_string(stdout, d->platform_name);
@@ -80,7 +83,8 @@ typedef struct choice {
     char error[1024];
 } choice;
 
-static void choose(const clc_device_list *list, choice *c) {
+static void choose(const clc_device_list *list, choice *c)
+{
     /* "default" keeps CLCOMPUTE_DEVICE out of the default row, so both rows can be shown. */
     c->status = clc_device_select(list, c->selector ? c->selector : "default", &c->index, c->reason,
                                   sizeof c->reason);
@@ -91,7 +95,8 @@ static void choose(const clc_device_list *list, choice *c) {
         snprintf(c->error, sizeof c->error, "%s", clc_last_error());
 }
 
-static void print_choice_text(const clc_device_list *list, const choice *c) {
+static void print_choice_text(const clc_device_list *list, const choice *c)
+{
     if (c->selector)
         printf("%s=\"%s\": ", c->label, c->selector);
     else
@@ -104,7 +109,8 @@ static void print_choice_text(const clc_device_list *list, const choice *c) {
     }
 }
 
-static void print_choice_json(const clc_device_list *list, const choice *c) {
+static void print_choice_json(const clc_device_list *list, const choice *c)
+{
     printf("{\"selector\": ");
     if (c->selector)
         cli_json_string(stdout, c->selector);
@@ -122,7 +128,8 @@ static void print_choice_json(const clc_device_list *list, const choice *c) {
     printf("}");
 }
 
-int cmd_devices(int argc, char **argv) {
+int cmd_devices(int argc, char **argv)
+{
     int json = 0;
     const char *device = NULL;
     for (int i = 1; i < argc; ++i) {

@@ -13,7 +13,8 @@
 
 #include "cli.h"
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
     fprintf(out, "usage: clcompute gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
                  "  IN: PNG, JPEG, BMP, TGA, PNM... with 8-bit gray, gray+alpha, RGB or RGBA\n"
                  "  pixels; alpha is ignored as OpenCV does. OUT is written as 8-bit gray PNG.\n");
@@ -24,13 +25,15 @@ typedef struct png {
     int width, height;
 } png;
 
-static void write_to_file(void *context, void *data, int size) {
+static void write_to_file(void *context, void *data, int size)
+{
     FILE *f = context;
     if (size > 0)
         fwrite(data, 1, (size_t)size, f);
 }
 
-static int write_png(FILE *out, void *arg) {
+static int write_png(FILE *out, void *arg)
+{
     const png *p = arg;
     return stbi_write_png_to_func(write_to_file, out, p->width, p->height, 1, p->pixels, p->width)
                ? 0
@@ -38,7 +41,8 @@ static int write_png(FILE *out, void *arg) {
 }
 
 /* Loads an 8-bit image; *channels is what the file holds (1 gray, 2 gray+alpha, 3, 4). */
-static uint8_t *load_image(const char *path, int *w, int *h, int *channels) {
+static uint8_t *load_image(const char *path, int *w, int *h, int *channels)
+{
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "clcompute gray: cannot read '%s': %s\n", path, strerror(errno));
@@ -64,7 +68,8 @@ static uint8_t *load_image(const char *path, int *w, int *h, int *channels) {
     return pixels;
 }
 
-int cmd_gray(int argc, char **argv) {
+int cmd_gray(int argc, char **argv)
+{
     const char *in = NULL, *out = NULL, *device = NULL;
     clc_gray_options options = {CLC_GRAY_BT601};
     for (int i = 1; i < argc; ++i) {

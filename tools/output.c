@@ -10,7 +10,8 @@
 #include "cli.h"
 
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
-                     size_t error_size) {
+                     size_t error_size)
+{
     size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
     char *tmp = malloc(n);
     if (!tmp) {

@@ -5,14 +5,16 @@
 #include <stdint.h>
 #include <string.h>
 
-static void put_float_le(unsigned char *p, float v) {
+static void put_float_le(unsigned char *p, float v)
+{
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
     for (int i = 0; i < 4; ++i)
         p[i] = (unsigned char)(bits >> (8 * i));
 }
 
-int ply_write(FILE *out, const ply_cloud *cloud) {
+int ply_write(FILE *out, const ply_cloud *cloud)
+{
     fprintf(out,
             "ply\nformat %s 1.0\ncomment written by clcompute\nelement vertex %zu\n"
             "property float x\nproperty float y\nproperty float z\n",

@@ -18,13 +18,15 @@ typedef struct cloud_plan {
     const char *options; /* build options: depth type, division rounding */
 } cloud_plan;
 
-static int finite_nonzero(double v) {
+static int finite_nonzero(double v)
+{
     return isfinite(v) && v != 0.0;
 }
 
 static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
                              const clc_image_desc *color, const clc_intrinsics *k,
-                             const clc_cloud_options *options, cloud_plan *plan) {
+                             const clc_cloud_options *options, cloud_plan *plan)
+{
     memset(plan, 0, sizeof *plan);
     if (!depth || !k)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
@@ -79,14 +81,13 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
                          "depth to points: %zu x %zu samples exceed 2^32 - 1", sw, sh);
     plan->n = (cl_uint)(sw * sh);
-    plan->p =
-        (clc_cloud_params){(float)scale, (float)trunc, (float)k->fx, (float)k->fy, (float)k->cx,
-                           (float)k->cy, stride,       sw,           sh,           layout};
+    plan->p = clc__cloud_params(scale, trunc, k, stride, depth->width, depth->height, layout);
     return CLC_SUCCESS;
 }
 
 clc_status clc_cloud_grid_size(const clc_image_desc *depth, const clc_cloud_options *options,
-                               size_t *points) {
+                               size_t *points)
+{
     if (!points)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_cloud_grid_size: points is NULL");
     const clc_intrinsics unit = {1.0, 1.0, 0.0, 0.0};
@@ -97,41 +98,35 @@ clc_status clc_cloud_grid_size(const clc_image_desc *depth, const clc_cloud_opti
     return st;
 }
 
-/* Build options: the depth type, and IEEE division where the device offers it, so that
- * z = raw / depth_scale and the truncation edge agree with the C reference bit for bit. */
-static const char *build_options(clc_context *ctx, clc_pixel_format format) {
-    cl_device_fp_config fp = 0;
-    const int exact = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp,
-                                      NULL) == CL_SUCCESS &&
-                      (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
-    if (format == CLC_PIXEL_DEPTH_U16)
-        return exact ? "-DDEPTH_U16 -cl-fp32-correctly-rounded-divide-sqrt" : "-DDEPTH_U16";
-    return exact ? "-DDEPTH_F32 -cl-fp32-correctly-rounded-divide-sqrt" : "-DDEPTH_F32";
+static const char *build_options(clc_pixel_format format)
+{
+    return format == CLC_PIXEL_DEPTH_U16 ? "-DDEPTH_U16" : "-DDEPTH_F32";
 }
 
 /* The frame arguments every cloud kernel starts with (FRAME_PARAMS in cl/cloud.cl). */
 typedef struct frame_args {
     cl_mem depth, color;
     cl_ulong depth_offset, depth_pitch, color_offset, color_pitch;
-    cl_uint sw, n, stride, has_color;
-    float scale, trunc, fx, fy, cx, cy;
+    cl_uint sw, sh, stride, raw_limit, has_color;
+    float inv_scale, trunc, inv_fx, inv_fy, cx, cy;
 } frame_args;
-#define FRAME_ARG_COUNT 16
+#define FRAME_ARG_COUNT 17
 
-static void frame_arg_list(const frame_args *f, clc_arg *a) {
-    const clc_arg list[FRAME_ARG_COUNT] = {CLC_ARG(f->depth),       CLC_ARG(f->depth_offset),
-                                           CLC_ARG(f->depth_pitch), CLC_ARG(f->sw),
-                                           CLC_ARG(f->n),           CLC_ARG(f->stride),
-                                           CLC_ARG(f->scale),       CLC_ARG(f->trunc),
-                                           CLC_ARG(f->fx),          CLC_ARG(f->fy),
-                                           CLC_ARG(f->cx),          CLC_ARG(f->cy),
-                                           CLC_ARG(f->color),       CLC_ARG(f->color_offset),
-                                           CLC_ARG(f->color_pitch), CLC_ARG(f->has_color)};
+static void frame_arg_list(const frame_args *f, clc_arg *a)
+{
+    const clc_arg list[FRAME_ARG_COUNT] = {
+        CLC_ARG(f->depth),       CLC_ARG(f->depth_offset), CLC_ARG(f->depth_pitch),
+        CLC_ARG(f->sw),          CLC_ARG(f->sh),           CLC_ARG(f->stride),
+        CLC_ARG(f->inv_scale),   CLC_ARG(f->raw_limit),    CLC_ARG(f->trunc),
+        CLC_ARG(f->inv_fx),      CLC_ARG(f->inv_fy),       CLC_ARG(f->cx),
+        CLC_ARG(f->cy),          CLC_ARG(f->color),        CLC_ARG(f->color_offset),
+        CLC_ARG(f->color_pitch), CLC_ARG(f->has_color)};
     memcpy(a, list, sizeof list);
 }
 
 /* Largest power of two <= n (the local reductions halve). */
-static size_t pow2_floor(size_t n) {
+static size_t pow2_floor(size_t n)
+{
     size_t p = 1;
     while (p * 2 <= n)
         p *= 2;
@@ -144,16 +139,19 @@ typedef struct cloud_kernel {
 } cloud_kernel;
 
 static clc_status make_kernel(clc_context *ctx, const char *options, const char *name,
-                              cloud_kernel *k) {
+                              cloud_kernel *k)
+{
     k->name = name;
     return clc__kernel_create(ctx, &clc__source_cloud, options, name, &k->kernel);
 }
 
-/* Sets the frame, then `extra` arguments, and enqueues 1-D. */
+/* Sets the frame, then `extra` arguments, and enqueues over `dims` dimensions. */
 static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame,
-                      const clc_arg *extra, size_t extra_count, size_t global, size_t local,
-                      cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-    clc_arg args[FRAME_ARG_COUNT + 4];
+                      const clc_arg *extra, size_t extra_count, cl_uint dims, const size_t *global,
+                      const size_t *local, cl_uint num_events, const cl_event *wait_list,
+                      cl_event *event)
+{
+    clc_arg args[FRAME_ARG_COUNT + 5];
     size_t count = 0;
     if (frame) {
         frame_arg_list(frame, args);
@@ -163,8 +161,8 @@ static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame
     clc_status st = clc__set_args(ctx, k->kernel, k->name, args, count + extra_count);
     if (st != CLC_SUCCESS)
         return st;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL, &global, &local, num_events,
-                                        wait_list, event);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, dims, NULL, global, local,
+                                        num_events, wait_list, event);
     if (err != CL_SUCCESS) {
         char call[96];
         snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->name);
@@ -173,21 +171,22 @@ static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame
     return CLC_SUCCESS;
 }
 
-/* Work shape: GPUs use many small items and work-groups that scan locally; CPU devices use a
- * few long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
+/* Work shape. Tiles are runs of whole sampled rows. GPUs: a tile is one row, walked by a
+ * work-group of up to 256 items; organized clouds are one sample an item. CPU devices: a few
+ * long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
  * per-group cost is negligible. */
 typedef struct cloud_shape {
-    size_t local;     /* dense passes and organized */
-    cl_uint tile;     /* samples per dense tile */
-    cl_uint groups;   /* dense tiles */
-    cl_uint per_item; /* organized samples per item */
-    size_t organized_global;
-    size_t scan_local;
+    size_t local;       /* items a work-group in the dense passes */
+    cl_uint tile_rows;  /* sampled rows a dense tile */
+    cl_uint groups;     /* dense tiles */
+    cl_uint cols, rows; /* organized: samples an item in x and y */
+    size_t organized_global[2], organized_local[2];
 } cloud_shape;
 
 static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kernel *any,
-                            cloud_shape *s) {
-    const cl_uint n = plan->n;
+                            cloud_shape *s)
+{
+    const cl_uint sw = (cl_uint)plan->p.sw, sh = (cl_uint)plan->p.sh;
     /* CLCOMPUTE_CLOUD_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
     const char *force = getenv("CLCOMPUTE_CLOUD_SHAPE");
     int items_shape = ctx->info.type == CLC_DEVICE_CPU;
@@ -201,23 +200,27 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
     if (items_shape) {
         const cl_uint items = ctx->info.compute_units ? 8 * ctx->info.compute_units : 16;
         s->local = 1;
-        s->scan_local = 1;
-        s->per_item = (n + items - 1) / items;
-        s->tile = s->per_item;
+        s->tile_rows = (sh + items - 1) / items;
+        s->groups = (sh + s->tile_rows - 1) / s->tile_rows;
+        s->cols = sw;
+        s->rows = s->tile_rows;
+        s->organized_local[0] = s->organized_local[1] = 1;
+        s->organized_global[0] = 1;
+        s->organized_global[1] = s->groups;
     } else {
         size_t local = 0;
         clc_status st = clc__local_size(ctx, any->kernel, 256, &local);
         if (st != CLC_SUCCESS)
             return st;
         s->local = pow2_floor(local);
-        s->scan_local = s->local;
-        s->per_item = 1;
-        /* 16 rounds of a work-group a tile: enough work to hide the scan's barriers. */
-        s->tile = (cl_uint)s->local * 16;
+        s->tile_rows = 1;
+        s->groups = sh;
+        s->cols = s->rows = 1;
+        s->organized_local[0] = s->local;
+        s->organized_local[1] = 1;
+        s->organized_global[0] = (sw + s->local - 1) / s->local * s->local;
+        s->organized_global[1] = sh;
     }
-    s->groups = (n + s->tile - 1) / s->tile;
-    const size_t items = (n + s->per_item - 1) / s->per_item;
-    s->organized_global = (items + s->local - 1) / s->local * s->local;
     return CLC_SUCCESS;
 }
 
@@ -226,7 +229,8 @@ typedef struct dense_scratch {
     cl_mem counts, offsets, total;
 } dense_scratch;
 
-static void scratch_release(dense_scratch *s) {
+static void scratch_release(dense_scratch *s)
+{
     if (s->counts)
         clReleaseMemObject(s->counts);
     if (s->offsets)
@@ -235,7 +239,8 @@ static void scratch_release(dense_scratch *s) {
         clReleaseMemObject(s->total);
 }
 
-static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s) {
+static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s)
+{
     cl_int err = CL_SUCCESS;
     s->counts =
         clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), NULL, &err);
@@ -256,24 +261,24 @@ static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total,
 /* Passes 1 and 2: tile counts and offsets, and the total into scratch->total. */
 static clc_status enqueue_count(clc_context *ctx, const char *options, const frame_args *frame,
                                 const cloud_shape *shape, const dense_scratch *scratch,
-                                cl_uint num_events, const cl_event *wait_list) {
+                                cl_uint num_events, const cl_event *wait_list)
+{
     cloud_kernel count = {0}, scan = {0};
     clc_status st = make_kernel(ctx, options, "cloud_count", &count);
     if (st == CLC_SUCCESS)
         st = make_kernel(ctx, options, "cloud_scan", &scan);
+    const clc_arg local_scratch = {shape->local * sizeof(cl_uint), NULL};
     if (st == CLC_SUCCESS) {
-        const clc_arg extra[] = {
-            CLC_ARG(scratch->counts), CLC_ARG(shape->tile), {shape->local * sizeof(cl_uint), NULL}};
-        st = run(ctx, &count, frame, extra, 3, shape->groups * shape->local, shape->local,
-                 num_events, wait_list, NULL);
+        const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->tile_rows),
+                                 local_scratch};
+        const size_t global = shape->groups * shape->local;
+        st = run(ctx, &count, frame, extra, 3, 1, &global, &shape->local, num_events, wait_list,
+                 NULL);
     }
     if (st == CLC_SUCCESS) {
-        const clc_arg extra[] = {CLC_ARG(scratch->counts),
-                                 CLC_ARG(shape->groups),
-                                 CLC_ARG(scratch->offsets),
-                                 CLC_ARG(scratch->total),
-                                 {shape->scan_local * sizeof(cl_uint), NULL}};
-        st = run(ctx, &scan, NULL, extra, 5, shape->scan_local, shape->scan_local, 0, NULL, NULL);
+        const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->groups),
+                                 CLC_ARG(scratch->offsets), CLC_ARG(scratch->total), local_scratch};
+        st = run(ctx, &scan, NULL, extra, 5, 1, &shape->local, &shape->local, 0, NULL, NULL);
     }
     if (count.kernel)
         clReleaseKernel(count.kernel);
@@ -286,7 +291,8 @@ static clc_status enqueue_count(clc_context *ctx, const char *options, const fra
 static clc_status enqueue_write(clc_context *ctx, const char *options, const frame_args *frame,
                                 const cloud_shape *shape, const dense_scratch *scratch,
                                 cl_mem points, cl_mem colors, cl_uint num_events,
-                                const cl_event *wait_list, cl_event *event) {
+                                const cl_event *wait_list, cl_event *event)
+{
     const int dense = scratch != NULL;
     cloud_kernel k = {0};
     clc_status st = make_kernel(ctx, options, dense ? "cloud_dense" : "cloud_organized", &k);
@@ -298,21 +304,23 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
         const clc_arg extra[] = {CLC_ARG(scratch->offsets),
                                  CLC_ARG(points),
                                  CLC_ARG(color_out),
-                                 CLC_ARG(shape->tile),
+                                 CLC_ARG(shape->tile_rows),
                                  {shape->local * sizeof(cl_uint), NULL}};
-        st = run(ctx, &k, frame, extra, 5, shape->groups * shape->local, shape->local, num_events,
-                 wait_list, event);
+        const size_t global = shape->groups * shape->local;
+        st = run(ctx, &k, frame, extra, 5, 1, &global, &shape->local, num_events, wait_list, event);
     } else {
-        const clc_arg extra[] = {CLC_ARG(points), CLC_ARG(color_out), CLC_ARG(shape->per_item)};
-        st = run(ctx, &k, frame, extra, 3, shape->organized_global, shape->local, num_events,
-                 wait_list, event);
+        const clc_arg extra[] = {CLC_ARG(points), CLC_ARG(color_out), CLC_ARG(shape->cols),
+                                 CLC_ARG(shape->rows)};
+        st = run(ctx, &k, frame, extra, 4, 2, shape->organized_global, shape->organized_local,
+                 num_events, wait_list, event);
     }
     clReleaseKernel(k.kernel);
     return st;
 }
 
 static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_offset,
-                             cl_mem color, size_t color_offset) {
+                             cl_mem color, size_t color_offset)
+{
     frame_args f;
     memset(&f, 0, sizeof f);
     f.depth = depth;
@@ -323,13 +331,14 @@ static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_
     f.color_offset = color_offset;
     f.color_pitch = plan->color_pitch;
     f.sw = (cl_uint)plan->p.sw;
-    f.n = plan->n;
+    f.sh = (cl_uint)plan->p.sh;
     f.stride = plan->p.stride;
     f.has_color = (cl_uint)plan->has_color;
-    f.scale = plan->p.scale;
+    f.inv_scale = plan->p.inv_scale;
+    f.raw_limit = plan->p.raw_limit;
     f.trunc = plan->p.trunc;
-    f.fx = plan->p.fx;
-    f.fy = plan->p.fy;
+    f.inv_fx = plan->p.inv_fx;
+    f.inv_fy = plan->p.inv_fy;
     f.cx = plan->p.cx;
     f.cy = plan->p.cy;
     return f;
@@ -341,7 +350,8 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
                                        size_t color_offset, const clc_intrinsics *intrinsics,
                                        const clc_cloud_options *options, cl_mem points,
                                        cl_mem colors, cl_mem count, cl_uint num_events_in_wait_list,
-                                       const cl_event *event_wait_list, cl_event *event) {
+                                       const cl_event *event_wait_list, cl_event *event)
+{
     if (event)
         *event = NULL;
     if (!ctx)
@@ -379,7 +389,7 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
     if (st != CLC_SUCCESS)
         return st;
 
-    const char *opts = build_options(ctx, depth->format);
+    const char *opts = build_options(depth->format);
     const frame_args frame =
         frame_from(&plan, depth_buffer, depth_offset, color_buffer, color_offset);
     cloud_kernel probe = {0};
@@ -414,7 +424,8 @@ typedef struct host_io {
     cl_mem depth, color, points, colors;
 } host_io;
 
-static void host_io_release(host_io *io) {
+static void host_io_release(host_io *io)
+{
     cl_mem *all[] = {&io->depth, &io->color, &io->points, &io->colors};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
         if (*all[i])
@@ -424,7 +435,8 @@ static void host_io_release(host_io *io) {
 }
 
 static cl_mem input_buffer(clc_context *ctx, int in_place, const void *data, size_t bytes,
-                           cl_int *err) {
+                           cl_int *err)
+{
     cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
                               bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
     if (*err == CL_SUCCESS && !in_place) {
@@ -437,13 +449,15 @@ static cl_mem input_buffer(clc_context *ctx, int in_place, const void *data, siz
     return m;
 }
 
-static cl_mem output_buffer(clc_context *ctx, int in_place, void *data, size_t bytes, cl_int *err) {
+static cl_mem output_buffer(clc_context *ctx, int in_place, void *data, size_t bytes, cl_int *err)
+{
     return clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
                           bytes, in_place ? data : NULL, err);
 }
 
 /* Brings `bytes` of an output buffer into the caller's memory. */
-static cl_int output_sync(clc_context *ctx, int in_place, cl_mem m, void *data, size_t bytes) {
+static cl_int output_sync(clc_context *ctx, int in_place, cl_mem m, void *data, size_t bytes)
+{
     if (!bytes)
         return CL_SUCCESS;
     if (!in_place)
@@ -461,7 +475,8 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
                                const void *depth_data, const clc_image_desc *color,
                                const void *color_data, const clc_intrinsics *intrinsics,
                                const clc_cloud_options *options, float *points,
-                               unsigned char *colors, size_t capacity, size_t *count) {
+                               unsigned char *colors, size_t capacity, size_t *count)
+{
     if (!ctx)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_depth_to_points: ctx is NULL");
     if (!count)
@@ -491,7 +506,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
                          (unsigned)plan.n, capacity);
     }
 
-    const char *opts = build_options(ctx, depth->format);
+    const char *opts = build_options(depth->format);
     host_io io = {ctx->info.unified_memory, NULL, NULL, NULL, NULL};
     dense_scratch scratch = {0};
     cloud_shape shape;

@@ -7,12 +7,14 @@
 #define MIN_BYTES ((size_t)1 << 20)
 #define DEFAULT_REPEATS 10u
 
-static int compare_double(const void *a, const void *b) {
+static int compare_double(const void *a, const void *b)
+{
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static clc_status event_seconds(clc_context *ctx, cl_event event, double *seconds) {
+static clc_status event_seconds(clc_context *ctx, cl_event event, double *seconds)
+{
     cl_ulong start = 0, end = 0;
     cl_int err =
         clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
@@ -25,7 +27,8 @@ static clc_status event_seconds(clc_context *ctx, cl_event event, double *second
 }
 
 clc_status clc_measure_copy_bandwidth(clc_context *ctx, size_t bytes, unsigned repeats,
-                                      double *gbps) {
+                                      double *gbps)
+{
     if (!ctx || !gbps)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_measure_copy_bandwidth: ctx and gbps must not be NULL");

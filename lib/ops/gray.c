@@ -15,13 +15,15 @@ typedef struct gray_plan {
     const char *options;
 } gray_plan;
 
-static int is_color(clc_pixel_format f) {
+static int is_color(clc_pixel_format f)
+{
     return f == CLC_PIXEL_RGB8 || f == CLC_PIXEL_BGR8 || f == CLC_PIXEL_RGBA8 ||
            f == CLC_PIXEL_BGRA8;
 }
 
 static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const clc_image_desc *dst,
-                            const clc_gray_options *options, gray_plan *plan) {
+                            const clc_gray_options *options, gray_plan *plan)
+{
     if (!src || !dst)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "gray: image description is NULL");
     if (!is_color(src->format))
@@ -71,7 +73,8 @@ enum { PATH_BYTES = 0, PATH_VECTORS = 1, PATH_WORDS = 2 };
 /* Picks the block path: on aligned rows, words on GPUs (full-width loads) and vectors on CPUs
  * (byte swizzles vectorise there); bytes otherwise. CLCOMPUTE_GRAY_PATH (bytes, vectors or
  * words) forces one where it is legal, for tests and measurements. */
-static clc_status choose_path(clc_context *ctx, int aligned, cl_uint *path) {
+static clc_status choose_path(clc_context *ctx, int aligned, cl_uint *path)
+{
     const int words_ok = aligned && ctx->info.little_endian;
     *path = !aligned                                       ? PATH_BYTES
             : ctx->info.type != CLC_DEVICE_CPU && words_ok ? PATH_WORDS
@@ -95,7 +98,8 @@ static clc_status choose_path(clc_context *ctx, int aligned, cl_uint *path) {
 static clc_status launch(clc_context *ctx, const gray_plan *plan, const clc_image_desc *src,
                          cl_mem src_buf, size_t src_offset, cl_mem dst_buf, size_t dst_offset,
                          int aligned, cl_uint num_events, const cl_event *wait_list,
-                         cl_event *event) {
+                         cl_event *event)
+{
     cl_uint path = PATH_BYTES;
     clc_status st = choose_path(ctx, aligned, &path);
     if (st != CLC_SUCCESS)
@@ -146,7 +150,8 @@ done:
     return st;
 }
 
-static int aligned16(size_t a, size_t b, size_t c, size_t d) {
+static int aligned16(size_t a, size_t b, size_t c, size_t d)
+{
     return ((a | b | c | d) & 15) == 0;
 }
 
@@ -154,7 +159,8 @@ clc_status clc_gray_enqueue(clc_context *ctx, const clc_image_desc *src, cl_mem 
                             size_t src_offset, const clc_image_desc *dst, cl_mem dst_buffer,
                             size_t dst_offset, const clc_gray_options *options,
                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                            cl_event *event) {
+                            cl_event *event)
+{
     if (event)
         *event = NULL;
     if (!ctx)
@@ -182,7 +188,8 @@ clc_status clc_gray_enqueue(clc_context *ctx, const clc_image_desc *src, cl_mem 
 
 /* Copies the rows of a device image into host memory without touching the pitch padding. */
 static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_desc *dst,
-                        size_t pitch, size_t bytes, void *host) {
+                        size_t pitch, size_t bytes, void *host)
+{
     const size_t row = dst->width * clc_pixel_size(dst->format);
     if (pitch == row || dst->height == 1)
         return clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
@@ -192,7 +199,8 @@ static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_d
 }
 
 clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src_data,
-                    const clc_image_desc *dst, void *dst_data, const clc_gray_options *options) {
+                    const clc_image_desc *dst, void *dst_data, const clc_gray_options *options)
+{
     if (!ctx)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: ctx is NULL");
     if (!src_data || !dst_data)

@@ -3,7 +3,8 @@
 
 #include "../runtime/internal.h"
 
-size_t clc_pixel_size(clc_pixel_format format) {
+size_t clc_pixel_size(clc_pixel_format format)
+{
     switch (format) {
     case CLC_PIXEL_RGB8:
     case CLC_PIXEL_BGR8:
@@ -21,7 +22,8 @@ size_t clc_pixel_size(clc_pixel_format format) {
     return 0;
 }
 
-clc_status clc_image_span(const clc_image_desc *desc, size_t *bytes) {
+clc_status clc_image_span(const clc_image_desc *desc, size_t *bytes)
+{
     if (!desc || !bytes)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "image description is NULL");
     size_t bpp = clc_pixel_size(desc->format);

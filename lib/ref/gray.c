@@ -1,7 +1,8 @@
 /* Serial reference of the gray conversion. */
 #include "ref.h"
 
-void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3]) {
+void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3])
+{
     if (weights == CLC_GRAY_BT709) {
         rgb[0] = 6966;
         rgb[1] = 23436;
@@ -15,19 +16,22 @@ void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3]) {
 
 /* bpp is a literal at each call, so the compiler specialises and vectorises each loop. */
 static inline void row_u8(const uint8_t *s, uint8_t *d, size_t n, size_t bpp, uint32_t w0,
-                          uint32_t w1, uint32_t w2) {
+                          uint32_t w1, uint32_t w2)
+{
     for (size_t x = 0; x < n; ++x, s += bpp)
         d[x] = (uint8_t)((s[0] * w0 + s[1] * w1 + s[2] * w2 + 16384u) >> 15);
 }
 
 static inline void row_f32(const uint8_t *s, float *d, size_t n, size_t bpp, uint32_t w0,
-                           uint32_t w1, uint32_t w2) {
+                           uint32_t w1, uint32_t w2)
+{
     for (size_t x = 0; x < n; ++x, s += bpp)
         d[x] = (float)(s[0] * w0 + s[1] * w1 + s[2] * w2) * (1.0f / 8355840.0f);
 }
 
 void clc__ref_gray(const clc_image_desc *src, const void *src_data, const clc_image_desc *dst,
-                   void *dst_data, clc_gray_weights weights) {
+                   void *dst_data, clc_gray_weights weights)
+{
     uint32_t w[3];
     clc__gray_weights(weights, w);
     const size_t bpp = clc_pixel_size(src->format);

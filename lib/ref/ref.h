@@ -16,13 +16,20 @@ void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3]);
 void clc__ref_gray(const clc_image_desc *src, const void *src_data, const clc_image_desc *dst,
                    void *dst_data, clc_gray_weights weights);
 
-/* The cloud parameters after defaults, as the kernel sees them (float). */
+/* The cloud parameters after defaults, as the kernel uses them: reciprocals instead of
+ * divisions, and for DEPTH_U16 the truncation as an integer limit on raw values. */
 typedef struct clc_cloud_params {
-    float scale, trunc, fx, fy, cx, cy;
+    float inv_scale, trunc, inv_fx, inv_fy, cx, cy;
+    unsigned raw_limit; /* raw u16 values >= this are at or beyond depth_trunc */
     unsigned stride;
     size_t sw, sh; /* sampled grid */
     clc_cloud_layout layout;
 } clc_cloud_params;
+
+/* Derives the parameters from validated inputs (defaults already applied). */
+clc_cloud_params clc__cloud_params(double scale, double trunc, const clc_intrinsics *k,
+                                   unsigned stride, size_t width, size_t height,
+                                   clc_cloud_layout layout);
 
 /* Depth to points with the semantics of clc_depth_to_points, into arrays of sw * sh points
  * (colors may be NULL); returns the number of points written. Inputs must already be valid. */

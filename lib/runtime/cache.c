@@ -10,7 +10,8 @@
 
 #include "internal.h"
 
-char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir) {
+char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir)
+{
     if (mode == CLC_CACHE_OFF)
         return NULL;
     if (mode == CLC_CACHE_AUTO) {
@@ -32,7 +33,8 @@ char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir) {
     return NULL;
 }
 
-char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options) {
+char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options)
+{
     const clc_device_info *d = &ctx->info;
     return clc__asprintf("clcompute %s\nplatform: %s | %s\ndevice: %s\nvendor-id: 0x%x\n"
                          "driver: %s\nopencl-c: %s\nsource: %s\noptions: %s\n",
@@ -41,29 +43,34 @@ char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char
                          source_hash, options ? options : "");
 }
 
-char *clc__cache_entry_path(const char *dir, const char *key) {
+char *clc__cache_entry_path(const char *dir, const char *key)
+{
     uint64_t h = clc__fnv1a64(key, strlen(key), CLC_FNV1A64_SEED);
     return clc__asprintf("%s/%016llx.clbin", dir, (unsigned long long)h);
 }
 
-static void put_u32(unsigned char *p, uint32_t v) {
+static void put_u32(unsigned char *p, uint32_t v)
+{
     for (int i = 0; i < 4; ++i)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void put_u64(unsigned char *p, uint64_t v) {
+static void put_u64(unsigned char *p, uint64_t v)
+{
     for (int i = 0; i < 8; ++i)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint32_t get_u32(const unsigned char *p) {
+static uint32_t get_u32(const unsigned char *p)
+{
     uint32_t v = 0;
     for (int i = 3; i >= 0; --i)
         v = (v << 8) | p[i];
     return v;
 }
 
-static uint64_t get_u64(const unsigned char *p) {
+static uint64_t get_u64(const unsigned char *p)
+{
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i)
         v = (v << 8) | p[i];
@@ -71,11 +78,13 @@ static uint64_t get_u64(const unsigned char *p) {
 }
 
 /* Reads exactly n bytes; 0 on a short read. */
-static int read_exact(FILE *f, void *buf, size_t n) {
+static int read_exact(FILE *f, void *buf, size_t n)
+{
     return n == 0 || fread(buf, 1, n, f) == n;
 }
 
-int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size) {
+int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size)
+{
     *binary = NULL;
     *size = 0;
     char *path = clc__cache_entry_path(dir, key);
@@ -124,7 +133,8 @@ done:
 }
 
 /* mkdir -p; an existing directory is success. */
-static int make_dirs(const char *dir) {
+static int make_dirs(const char *dir)
+{
     char *path = clc__strdup(dir);
     if (!path)
         return -1;
@@ -144,7 +154,8 @@ static int make_dirs(const char *dir) {
     return rc;
 }
 
-static int write_all(int fd, const void *data, size_t n) {
+static int write_all(int fd, const void *data, size_t n)
+{
     const unsigned char *p = data;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
@@ -158,7 +169,8 @@ static int write_all(int fd, const void *data, size_t n) {
     return 0;
 }
 
-int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size) {
+int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size)
+{
     if (!size || make_dirs(dir) != 0)
         return -1;
     char *path = clc__cache_entry_path(dir, key);

@@ -5,7 +5,8 @@
 
 #include "internal.h"
 
-static clc_context *context_alloc(void) {
+static clc_context *context_alloc(void)
+{
     clc_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
@@ -22,7 +23,8 @@ static clc_context *context_alloc(void) {
 }
 
 /* Releases whatever part of a context exists; every failure path of create and wrap ends here. */
-static void context_free(clc_context *ctx) {
+static void context_free(clc_context *ctx)
+{
     clc__programs_release(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
@@ -39,11 +41,13 @@ static void context_free(clc_context *ctx) {
     free(ctx);
 }
 
-static cl_command_queue_properties queue_properties(const clc_context_options *options) {
+static cl_command_queue_properties queue_properties(const clc_context_options *options)
+{
     return options && options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
 }
 
-static clc_status check_options(const clc_context_options *options) {
+static clc_status check_options(const clc_context_options *options)
+{
     if (options && (options->cache < CLC_CACHE_AUTO || options->cache > CLC_CACHE_OFF))
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_options.cache is %d; use CLC_CACHE_AUTO, _ON or _OFF",
@@ -52,12 +56,14 @@ static clc_status check_options(const clc_context_options *options) {
 }
 
 /* The disk cache is a convenience: a missing HOME or an odd directory only turns it off. */
-static void setup_cache(clc_context *ctx, const clc_context_options *options) {
+static void setup_cache(clc_context *ctx, const clc_context_options *options)
+{
     clc_cache_mode mode = options ? options->cache : CLC_CACHE_AUTO;
     ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL);
 }
 
-clc_status clc_context_create(const clc_context_options *options, clc_context **out) {
+clc_status clc_context_create(const clc_context_options *options, clc_context **out)
+{
     if (!out)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_context_create: ctx is NULL");
     *out = NULL;
@@ -121,7 +127,8 @@ clc_status clc_context_create(const clc_context_options *options, clc_context **
 
 /* Where the wrapped device sits in discovery's order, so messages and the cache key agree with
  * what clc_devices_query shows; unknown positions stay at UINT_MAX-like markers. */
-static void locate(cl_device_id device, unsigned *platform_index, unsigned *device_index) {
+static void locate(cl_device_id device, unsigned *platform_index, unsigned *device_index)
+{
     *platform_index = *device_index = (unsigned)-1;
     clc_device_list *list = NULL;
     if (clc_devices_query(&list) != CLC_SUCCESS)
@@ -136,7 +143,8 @@ static void locate(cl_device_id device, unsigned *platform_index, unsigned *devi
     clc_device_list_destroy(list);
 }
 
-static int context_has_device(cl_context context, cl_device_id device) {
+static int context_has_device(cl_context context, cl_device_id device)
+{
     size_t size = 0;
     if (clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS || !size)
         return 0;
@@ -151,7 +159,8 @@ static int context_has_device(cl_context context, cl_device_id device) {
 }
 
 clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
-                            const clc_context_options *options, clc_context **out) {
+                            const clc_context_options *options, clc_context **out)
+{
     if (!out)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_context_wrap: ctx is NULL");
     *out = NULL;
@@ -223,7 +232,8 @@ clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_
     return CLC_SUCCESS;
 }
 
-void clc_context_destroy(clc_context *ctx) {
+void clc_context_destroy(clc_context *ctx)
+{
     if (!ctx)
         return;
     /* Work the caller enqueued through our queue may still read buffers it owns. */
@@ -232,31 +242,38 @@ void clc_context_destroy(clc_context *ctx) {
     context_free(ctx);
 }
 
-cl_context clc_context_cl_context(const clc_context *ctx) {
+cl_context clc_context_cl_context(const clc_context *ctx)
+{
     return ctx ? ctx->context : NULL;
 }
 
-cl_device_id clc_context_cl_device(const clc_context *ctx) {
+cl_device_id clc_context_cl_device(const clc_context *ctx)
+{
     return ctx ? ctx->device : NULL;
 }
 
-cl_command_queue clc_context_cl_queue(const clc_context *ctx) {
+cl_command_queue clc_context_cl_queue(const clc_context *ctx)
+{
     return ctx ? ctx->queue : NULL;
 }
 
-const clc_device_info *clc_context_device(const clc_context *ctx) {
+const clc_device_info *clc_context_device(const clc_context *ctx)
+{
     return ctx ? &ctx->info : NULL;
 }
 
-const char *clc_context_selection_reason(const clc_context *ctx) {
+const char *clc_context_selection_reason(const clc_context *ctx)
+{
     return ctx ? ctx->reason : NULL;
 }
 
-const char *clc_context_cache_dir(const clc_context *ctx) {
+const char *clc_context_cache_dir(const clc_context *ctx)
+{
     return ctx ? ctx->cache_dir : NULL;
 }
 
-clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats) {
+clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats)
+{
     if (!ctx || !stats)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_cache_stats: ctx and stats must not be NULL");

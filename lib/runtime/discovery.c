@@ -14,13 +14,15 @@ struct clc_device_list {
 };
 
 /* Drivers pad some strings with spaces (Intel) or embed extra NULs; keep the visible text. */
-static void trim_right(char *s) {
+static void trim_right(char *s)
+{
     size_t n = strlen(s);
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
         s[--n] = '\0';
 }
 
-static char *platform_string(cl_platform_id platform, cl_platform_info param) {
+static char *platform_string(cl_platform_id platform, cl_platform_info param)
+{
     size_t size = 0;
     if (clGetPlatformInfo(platform, param, 0, NULL, &size) != CL_SUCCESS)
         return clc__strdup("");
@@ -32,7 +34,8 @@ static char *platform_string(cl_platform_id platform, cl_platform_info param) {
     return s;
 }
 
-static char *device_string(cl_device_id device, cl_device_info param) {
+static char *device_string(cl_device_id device, cl_device_info param)
+{
     size_t size = 0;
     if (clGetDeviceInfo(device, param, 0, NULL, &size) != CL_SUCCESS)
         return clc__strdup("");
@@ -51,7 +54,8 @@ static char *device_string(cl_device_id device, cl_device_info param) {
             memset(&(var), 0, sizeof(var));                                                        \
     } while (0)
 
-void clc__device_info_clear(clc_device_info *info) {
+void clc__device_info_clear(clc_device_info *info)
+{
     free((char *)info->platform_name);
     free((char *)info->platform_vendor);
     free((char *)info->platform_version);
@@ -65,7 +69,8 @@ void clc__device_info_clear(clc_device_info *info) {
 
 clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
                                  unsigned platform_index, unsigned device_index,
-                                 clc_device_info *info) {
+                                 clc_device_info *info)
+{
     memset(info, 0, sizeof *info);
     info->platform_index = platform_index;
     info->device_index = device_index;
@@ -124,7 +129,8 @@ clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
 }
 
 /* Appends the devices of one platform; a platform that errors adds nothing and reports it. */
-static clc_status add_platform(clc_device_list *list, cl_platform_id platform, unsigned index) {
+static clc_status add_platform(clc_device_list *list, cl_platform_id platform, unsigned index)
+{
     cl_uint n = 0;
     cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
     if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0))
@@ -154,7 +160,8 @@ static clc_status add_platform(clc_device_list *list, cl_platform_id platform, u
     return st;
 }
 
-clc_status clc_devices_query(clc_device_list **out) {
+clc_status clc_devices_query(clc_device_list **out)
+{
     if (!out)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_devices_query: list is NULL");
     *out = NULL;
@@ -216,7 +223,8 @@ fail:
     return st;
 }
 
-void clc_device_list_destroy(clc_device_list *list) {
+void clc_device_list_destroy(clc_device_list *list)
+{
     if (!list)
         return;
     for (size_t i = 0; i < list->count; ++i)
@@ -225,19 +233,23 @@ void clc_device_list_destroy(clc_device_list *list) {
     free(list);
 }
 
-size_t clc_device_list_count(const clc_device_list *list) {
+size_t clc_device_list_count(const clc_device_list *list)
+{
     return list ? list->count : 0;
 }
 
-const clc_device_info *clc_device_list_get(const clc_device_list *list, size_t index) {
+const clc_device_info *clc_device_list_get(const clc_device_list *list, size_t index)
+{
     return list && index < list->count ? &list->devices[index] : NULL;
 }
 
-size_t clc_device_list_skipped_platforms(const clc_device_list *list) {
+size_t clc_device_list_skipped_platforms(const clc_device_list *list)
+{
     return list ? list->skipped_platforms : 0;
 }
 
-const char *clc_device_type_string(clc_device_type type) {
+const char *clc_device_type_string(clc_device_type type)
+{
     switch (type) {
     case CLC_DEVICE_CPU:
         return "CPU";

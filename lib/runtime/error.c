@@ -11,11 +11,13 @@
 #define THREAD_MESSAGE_SIZE 8192
 static _Thread_local char thread_message[THREAD_MESSAGE_SIZE];
 
-const char *clc_last_error(void) {
+const char *clc_last_error(void)
+{
     return thread_message;
 }
 
-static void record(clc_context *ctx, char *message) {
+static void record(clc_context *ctx, char *message)
+{
     const char *text = message ? message : "out of host memory while formatting an error";
     size_t n = strlen(text);
     if (n >= THREAD_MESSAGE_SIZE) {
@@ -36,7 +38,8 @@ static void record(clc_context *ctx, char *message) {
     }
 }
 
-clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...) {
+clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
     char *detail = clc__vasprintf(fmt, ap);
@@ -47,14 +50,16 @@ clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...) 
     return status;
 }
 
-clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call) {
+clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call)
+{
     const char *name = clc__cl_error_name(err);
     record(ctx, name ? clc__asprintf("%s failed: %s (%d)", call, name, (int)err)
                      : clc__asprintf("%s failed: OpenCL error %d", call, (int)err));
     return (clc_status)err;
 }
 
-size_t clc_context_last_error(clc_context *ctx, char *buf, size_t size) {
+size_t clc_context_last_error(clc_context *ctx, char *buf, size_t size)
+{
     if (!ctx) {
         if (buf && size)
             buf[0] = '\0';

@@ -131,7 +131,9 @@ typedef struct clc_arg {
     const void *value;
 } clc_arg;
 #define CLC_ARG(x)                                                                                 \
-    { sizeof(x), &(x) }
+    {                                                                                              \
+        sizeof(x), &(x)                                                                            \
+    }
 
 /* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,

@@ -4,7 +4,8 @@
 #include "internal.h"
 
 clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, size_t bytes,
-                             const char *what) {
+                             const char *what)
+{
     if (!buffer)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
     cl_context owner = NULL;
@@ -25,7 +26,8 @@ clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, siz
 }
 
 clc_status clc__kernel_create(clc_context *ctx, const clc_embedded_source *source,
-                              const char *options, const char *name, cl_kernel *kernel) {
+                              const char *options, const char *name, cl_kernel *kernel)
+{
     cl_program program = NULL;
     clc_status st = clc__program_get(ctx, source, options, &program);
     if (st != CLC_SUCCESS)
@@ -41,7 +43,8 @@ clc_status clc__kernel_create(clc_context *ctx, const clc_embedded_source *sourc
     return CLC_SUCCESS;
 }
 
-clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size_t *local) {
+clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size_t *local)
+{
     size_t limit = 0, multiple = 0;
     cl_int err = clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
                                           sizeof limit, &limit, NULL);
@@ -59,7 +62,8 @@ clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size
 }
 
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,
-                         const clc_arg *args, size_t count) {
+                         const clc_arg *args, size_t count)
+{
     for (size_t i = 0; i < count; ++i) {
         cl_int err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, args[i].value);
         if (err != CL_SUCCESS) {

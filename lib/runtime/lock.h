@@ -5,32 +5,40 @@
 #ifdef _WIN32
 #include <windows.h>
 typedef SRWLOCK clc_mutex;
-static inline int clc_mutex_init(clc_mutex *m) {
+static inline int clc_mutex_init(clc_mutex *m)
+{
     InitializeSRWLock(m);
     return 0;
 }
-static inline void clc_mutex_destroy(clc_mutex *m) {
+static inline void clc_mutex_destroy(clc_mutex *m)
+{
     (void)m;
 }
-static inline void clc_mutex_lock(clc_mutex *m) {
+static inline void clc_mutex_lock(clc_mutex *m)
+{
     AcquireSRWLockExclusive(m);
 }
-static inline void clc_mutex_unlock(clc_mutex *m) {
+static inline void clc_mutex_unlock(clc_mutex *m)
+{
     ReleaseSRWLockExclusive(m);
 }
 #else
 #include <pthread.h>
 typedef pthread_mutex_t clc_mutex;
-static inline int clc_mutex_init(clc_mutex *m) {
+static inline int clc_mutex_init(clc_mutex *m)
+{
     return pthread_mutex_init(m, NULL);
 }
-static inline void clc_mutex_destroy(clc_mutex *m) {
+static inline void clc_mutex_destroy(clc_mutex *m)
+{
     pthread_mutex_destroy(m);
 }
-static inline void clc_mutex_lock(clc_mutex *m) {
+static inline void clc_mutex_lock(clc_mutex *m)
+{
     pthread_mutex_lock(m);
 }
-static inline void clc_mutex_unlock(clc_mutex *m) {
+static inline void clc_mutex_unlock(clc_mutex *m)
+{
     pthread_mutex_unlock(m);
 }
 #endif

@@ -5,14 +5,16 @@
 
 #include "internal.h"
 
-static void count(clc_context *ctx, uint64_t *counter) {
+static void count(clc_context *ctx, uint64_t *counter)
+{
     clc_mutex_lock(&ctx->lock);
     ++*counter;
     clc_mutex_unlock(&ctx->lock);
 }
 
 /* The compiler's log for the device, or a note when it has none. Heap string. */
-static char *build_log(cl_program program, cl_device_id device) {
+static char *build_log(cl_program program, cl_device_id device)
+{
     size_t size = 0;
     if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
             CL_SUCCESS ||
@@ -28,7 +30,8 @@ static char *build_log(cl_program program, cl_device_id device) {
 /* A binary the driver accepted before may still fail to load (driver update under the same
  * version string, a truncated write the checksum missed): the caller then rebuilds. */
 static cl_program load_binary(clc_context *ctx, const unsigned char *binary, size_t size,
-                              const char *options) {
+                              const char *options)
+{
     cl_int err = CL_SUCCESS, binary_status = CL_SUCCESS;
     cl_program program = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, &binary,
                                                    &binary_status, &err);
@@ -45,7 +48,8 @@ static cl_program load_binary(clc_context *ctx, const unsigned char *binary, siz
 }
 
 /* The device binary of a built program (malloc'd), or NULL when the driver offers none. */
-static unsigned char *program_binary(cl_program program, size_t *size) {
+static unsigned char *program_binary(cl_program program, size_t *size)
+{
     size_t sz = 0;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof sz, &sz, NULL) != CL_SUCCESS ||
         sz == 0)
@@ -60,7 +64,8 @@ static unsigned char *program_binary(cl_program program, size_t *size) {
     return bin;
 }
 
-static cl_program try_cache(clc_context *ctx, const char *key, const char *options) {
+static cl_program try_cache(clc_context *ctx, const char *key, const char *options)
+{
     unsigned char *binary = NULL;
     size_t size = 0;
     int found = clc__cache_load(ctx->cache_dir, key, &binary, &size);
@@ -73,7 +78,8 @@ static cl_program try_cache(clc_context *ctx, const char *key, const char *optio
     return program;
 }
 
-static void store(clc_context *ctx, const char *key, cl_program program) {
+static void store(clc_context *ctx, const char *key, cl_program program)
+{
     size_t size = 0;
     unsigned char *binary = program_binary(program, &size);
     int ok = binary && clc__cache_store(ctx->cache_dir, key, binary, size) == 0;
@@ -82,7 +88,8 @@ static void store(clc_context *ctx, const char *key, cl_program program) {
 }
 
 clc_status clc__program_build(clc_context *ctx, const char *source, size_t length,
-                              const char *source_hash, const char *options, cl_program *out) {
+                              const char *source_hash, const char *options, cl_program *out)
+{
     options = options ? options : "";
     char *key = ctx->cache_dir ? clc__cache_key(ctx, source_hash, options) : NULL;
     cl_program program = key ? try_cache(ctx, key, options) : NULL;
@@ -121,7 +128,8 @@ clc_status clc__program_build(clc_context *ctx, const char *source, size_t lengt
 }
 
 clc_status clc_program_build(clc_context *ctx, const char *source, const char *options,
-                             cl_program *program) {
+                             cl_program *program)
+{
     if (!program)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_program_build: program is NULL");
     *program = NULL;
@@ -137,7 +145,8 @@ clc_status clc_program_build(clc_context *ctx, const char *source, const char *o
 }
 
 clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
-                            const char *options, cl_program *out) {
+                            const char *options, cl_program *out)
+{
     options = options ? options : "";
     /* Held across the build so that threads asking for the same program at once build it once;
      * a separate lock from ctx->lock, which the build itself takes for stats and errors. */
@@ -176,7 +185,8 @@ clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
     return st;
 }
 
-void clc__programs_release(clc_context *ctx) {
+void clc__programs_release(clc_context *ctx)
+{
     for (size_t i = 0; i < ctx->program_count; ++i) {
         clReleaseProgram(ctx->programs[i].program);
         free(ctx->programs[i].options);

@@ -11,7 +11,8 @@
 #define MAX_SELECTOR 256
 
 /* GPUs first, then accelerators, then CPUs: the order a user who asks for nothing expects. */
-static int type_rank(clc_device_type type) {
+static int type_rank(clc_device_type type)
+{
     switch (type) {
     case CLC_DEVICE_GPU:
         return 3;
@@ -26,7 +27,8 @@ static int type_rank(clc_device_type type) {
 }
 
 /* 1 when a ranks above b; ties keep the earlier device because callers scan in order. */
-static int better(const clc_device_info *a, const clc_device_info *b) {
+static int better(const clc_device_info *a, const clc_device_info *b)
+{
     if (type_rank(a->type) != type_rank(b->type))
         return type_rank(a->type) > type_rank(b->type);
     return a->compute_units > b->compute_units;
@@ -35,7 +37,8 @@ static int better(const clc_device_info *a, const clc_device_info *b) {
 enum match_kind { MATCH_ANY, MATCH_TYPE, MATCH_NAME };
 
 static int matches(const clc_device_info *d, enum match_kind kind, clc_device_type type,
-                   const char *text) {
+                   const char *text)
+{
     if (!d->available)
         return 0;
     switch (kind) {
@@ -50,7 +53,8 @@ static int matches(const clc_device_info *d, enum match_kind kind, clc_device_ty
 }
 
 static size_t best_match(const clc_device_info *devices, size_t count, enum match_kind kind,
-                         clc_device_type type, const char *text) {
+                         clc_device_type type, const char *text)
+{
     size_t best = count;
     for (size_t i = 0; i < count; ++i) {
         if (matches(&devices[i], kind, type, text) &&
@@ -61,7 +65,8 @@ static size_t best_match(const clc_device_info *devices, size_t count, enum matc
 }
 
 /* "P:D" with both parts plain decimal; anything else is not an index selector. */
-static int parse_index(const char *s, unsigned long *p, unsigned long *d, int *overflow) {
+static int parse_index(const char *s, unsigned long *p, unsigned long *d, int *overflow)
+{
     const char *colon = strchr(s, ':');
     if (!colon || colon == s || !colon[1])
         return 0;
@@ -76,7 +81,8 @@ static int parse_index(const char *s, unsigned long *p, unsigned long *d, int *o
     return 1;
 }
 
-static void list_devices(char *buf, size_t size, const clc_device_info *devices, size_t count) {
+static void list_devices(char *buf, size_t size, const clc_device_info *devices, size_t count)
+{
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < count && used < size; ++i) {
@@ -96,7 +102,8 @@ static void say(char *reason, size_t size, const char *fmt, ...)
 #endif
     ;
 
-static void say(char *reason, size_t size, const char *fmt, ...) {
+static void say(char *reason, size_t size, const char *fmt, ...)
+{
     if (!reason || !size)
         return;
     va_list ap;
@@ -106,7 +113,8 @@ static void say(char *reason, size_t size, const char *fmt, ...) {
 }
 
 clc_status clc__select_among(const clc_device_info *devices, size_t count, const char *selector,
-                             const char *origin, size_t *index, char *reason, size_t reason_size) {
+                             const char *origin, size_t *index, char *reason, size_t reason_size)
+{
     if (!devices || !count || !index)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "device selection: no devices");
 
@@ -186,7 +194,8 @@ clc_status clc__select_among(const clc_device_info *devices, size_t count, const
 }
 
 clc_status clc_device_select(const clc_device_list *list, const char *selector, size_t *index,
-                             char *reason, size_t reason_size) {
+                             char *reason, size_t reason_size)
+{
     if (!list || !index)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_device_select: list and index must not be NULL");

@@ -92,7 +92,8 @@ static const status_entry table[] = {
     {-1001, "CL_PLATFORM_NOT_FOUND_KHR", "ICD loader: no OpenCL platform found"},
 };
 
-static const status_entry *find(int code) {
+static const status_entry *find(int code)
+{
     for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
         if (table[i].code == code)
             return &table[i];
@@ -100,17 +101,20 @@ static const status_entry *find(int code) {
     return NULL;
 }
 
-const char *clc_status_string(int status) {
+const char *clc_status_string(int status)
+{
     const status_entry *e = find(status);
     return e ? e->name : "CLC_UNKNOWN_STATUS";
 }
 
-const char *clc_status_description(int status) {
+const char *clc_status_description(int status)
+{
     const status_entry *e = find(status);
     return e ? e->description : "unknown status code";
 }
 
-const char *clc__cl_error_name(cl_int err) {
+const char *clc__cl_error_name(cl_int err)
+{
     const status_entry *e = err < 0 && err > -2000 ? find(err) : NULL;
     return e ? e->name : NULL;
 }

@@ -6,7 +6,8 @@
 
 #include "internal.h"
 
-char *clc__strdup(const char *s) {
+char *clc__strdup(const char *s)
+{
     size_t n = strlen(s) + 1;
     char *copy = malloc(n);
     if (copy)
@@ -14,7 +15,8 @@ char *clc__strdup(const char *s) {
     return copy;
 }
 
-char *clc__vasprintf(const char *fmt, va_list ap) {
+char *clc__vasprintf(const char *fmt, va_list ap)
+{
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -25,7 +27,8 @@ char *clc__vasprintf(const char *fmt, va_list ap) {
     return s;
 }
 
-char *clc__asprintf(const char *fmt, ...) {
+char *clc__asprintf(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
     char *s = clc__vasprintf(fmt, ap);
@@ -33,7 +36,8 @@ char *clc__asprintf(const char *fmt, ...) {
     return s;
 }
 
-int clc__equals_nocase(const char *a, const char *b) {
+int clc__equals_nocase(const char *a, const char *b)
+{
     for (; *a && *b; ++a, ++b) {
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
             return 0;
@@ -41,7 +45,8 @@ int clc__equals_nocase(const char *a, const char *b) {
     return *a == *b;
 }
 
-int clc__contains_nocase(const char *haystack, const char *needle) {
+int clc__contains_nocase(const char *haystack, const char *needle)
+{
     size_t n = strlen(needle);
     for (; *haystack; ++haystack) {
         size_t i = 0;

@@ -11,12 +11,12 @@ int main(void)
         return 1;
     }
     cl_program program = NULL;
-    clc_status st = clc_program_build(ctx, "__kernel void k(__global int *p) { *p = 1; }", NULL,
-                                      &program);
+    clc_status st =
+        clc_program_build(ctx, "__kernel void k(__global int *p) { *p = 1; }", NULL, &program);
     if (st == CLC_SUCCESS)
         clReleaseProgram(program);
-    printf("consumer: clcompute %s on %s: %s\n", CLC_VERSION_STRING,
-           clc_context_device(ctx)->name, clc_status_string(st));
+    printf("consumer: clcompute %s on %s: %s\n", CLC_VERSION_STRING, clc_context_device(ctx)->name,
+           clc_status_string(st));
     clc_context_destroy(ctx);
     return st == CLC_SUCCESS ? 0 : 1;
 }
