@@ -1,4 +1,4 @@
-/* Depth to points throughput: device time (device buffers, enqueue to finish, all passes) and
+/* Depth to points throughput: device time (device buffers, all passes, event timestamps) and
  * host-to-host time (clc_depth_to_points on host memory), against the device's copy bandwidth
  * and the serial C reference (-O3 -march=native). Results are checked against the reference.
  *   clc_bench_cloud [--repeats N] [--organized] [--sizes WxH,...]
@@ -52,12 +52,12 @@ static int run(clc_context *ctx, size2 sz, clc_cloud_layout layout, int repeats,
 
     int rc = 0;
     size_t count = 0;
-    clc_status st = clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL,
-                                        px, &count);
+    clc_status st =
+        clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px, &count);
     for (int r = 0; r < repeats && st == CLC_SUCCESS; ++r) {
         double t0 = bench_now();
-        st = clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px,
-                                 &count);
+        st =
+            clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px, &count);
         t[r] = bench_now() - t0;
     }
     const double h2h_s = bench_median(t, (size_t)repeats);
@@ -79,16 +79,35 @@ static int run(clc_context *ctx, size2 sz, clc_cloud_layout layout, int repeats,
     cl_context cl = clc_context_cl_context(ctx);
     cl_command_queue q = clc_context_cl_queue(ctx);
     cl_mem a = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, px * 2, depth, &err);
-    cl_mem b = err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE, px * 12, NULL, &err) : NULL;
+    cl_mem b =
+        err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE, px * 12, NULL, &err) : NULL;
     cl_mem c = err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE, 4, NULL, &err) : NULL;
     if (err == CL_SUCCESS && st == CLC_SUCCESS) {
         for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
+            /* Device time: from a marker's completion (the queue is idle, so that is when the
+             * first pass starts) to the last pass's end; wall time where markers carry no
+             * timestamps. */
+            cl_event before = NULL, after = NULL;
             double t0 = bench_now();
-            st = clc_depth_to_points_enqueue(ctx, &desc, a, 0, NULL, NULL, 0, &k, &options, b,
-                                             NULL, c, 0, NULL, NULL);
+            clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
+            st = clc_depth_to_points_enqueue(ctx, &desc, a, 0, NULL, NULL, 0, &k, &options, b, NULL,
+                                             c, 0, NULL, &after);
             clFinish(q);
+            double wall = bench_now() - t0;
+            cl_ulong t_begin = 0, t_end = 0;
+            if (before && after &&
+                clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof t_begin, &t_begin,
+                                        NULL) == CL_SUCCESS &&
+                clGetEventProfilingInfo(after, CL_PROFILING_COMMAND_END, sizeof t_end, &t_end,
+                                        NULL) == CL_SUCCESS &&
+                t_end > t_begin)
+                wall = (double)(t_end - t_begin) * 1e-9;
             if (r >= 0)
-                t[r] = bench_now() - t0;
+                t[r] = wall;
+            if (before)
+                clReleaseEvent(before);
+            if (after)
+                clReleaseEvent(after);
         }
         dev_s = bench_median(t, (size_t)repeats);
     }
@@ -133,14 +152,17 @@ int main(int argc, char **argv)
                 if (sscanf(tok, "%zux%zu", &sizes[nsizes].w, &sizes[nsizes].h) == 2)
                     ++nsizes;
         } else {
-            fprintf(stderr, "usage: clc_bench_cloud [--repeats N] [--organized] [--sizes WxH,...]\n");
+            fprintf(stderr,
+                    "usage: clc_bench_cloud [--repeats N] [--organized] [--sizes WxH,...]\n");
             return 2;
         }
     }
     if (repeats < 1)
         repeats = 1;
+    clc_context_options copts = {0};
+    copts.profiling = 1;
     clc_context *ctx = NULL;
-    if (clc_context_create(NULL, &ctx) != CLC_SUCCESS) {
+    if (clc_context_create(&copts, &ctx) != CLC_SUCCESS) {
         fprintf(stderr, "bench cloud: %s\n", clc_last_error());
         return 1;
     }

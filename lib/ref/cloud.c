@@ -34,56 +34,55 @@ clc_cloud_params clc__cloud_params(double scale, double trunc, const clc_intrins
     return p;
 }
 
-/* Depth in metres of pixel (u, v) and its validity, as cl/cloud.cl computes them. */
-static float depth_at(const clc_image_desc *depth, const void *data, size_t u, size_t v,
-                      const clc_cloud_params *params, int *valid)
+/* Depth in metres of sample k of a row and its validity, as cl/cloud.cl computes them. */
+static inline float depth_at(const unsigned char *row, int u16, size_t u,
+                             const clc_cloud_params *params, int *valid)
 {
-    const size_t bpp = clc_pixel_size(depth->format);
-    const size_t pitch = depth->pitch ? depth->pitch : depth->width * bpp;
-    const unsigned char *p = (const unsigned char *)data + v * pitch + u * bpp;
-    if (depth->format == CLC_PIXEL_DEPTH_U16) {
+    if (u16) {
         uint16_t raw;
-        memcpy(&raw, p, sizeof raw);
+        memcpy(&raw, row + 2 * u, sizeof raw);
         *valid = raw != 0 && raw < params->raw_limit;
         return (float)raw * params->inv_scale;
     }
     float z;
-    memcpy(&z, p, sizeof z);
+    memcpy(&z, row + 4 * u, sizeof z);
     *valid = z > 0.0f && z < params->trunc;
     return z;
 }
 
+/* Every sample is written at `at`, which advances only past valid ones in a dense cloud: no
+ * branch on validity, so holes cost no mispredictions. The slot after the last point may hold
+ * a rejected sample, which the arrays of sw * sh points have room for. */
 size_t clc__ref_depth_to_points(const clc_image_desc *depth, const void *depth_data,
                                 const clc_image_desc *color, const void *color_data,
                                 const clc_cloud_params *params, float *points,
                                 unsigned char *colors)
 {
+    const int u16 = depth->format == CLC_PIXEL_DEPTH_U16;
+    const size_t depth_pitch =
+        depth->pitch ? depth->pitch : depth->width * clc_pixel_size(depth->format);
     const size_t color_pitch = color ? (color->pitch ? color->pitch : color->width * 3) : 0;
+    const size_t grid = params->sw * params->sh;
     const int organized = params->layout == CLC_CLOUD_ORGANIZED;
+    const int with_color = colors && color_data;
     size_t at = 0;
     for (size_t j = 0; j < params->sh; ++j) {
         const size_t v = j * params->stride;
-        for (size_t k = 0; k < params->sw; ++k) {
+        const unsigned char *row = (const unsigned char *)depth_data + v * depth_pitch;
+        const unsigned char *crow =
+            with_color ? (const unsigned char *)color_data + v * color_pitch : NULL;
+        for (size_t k = 0; k < params->sw && at < grid; ++k) {
             const size_t u = k * params->stride;
             int valid;
-            const float z = depth_at(depth, depth_data, u, v, params, &valid);
-            if (!valid && !organized)
-                continue;
+            const float z = depth_at(row, u16, u, params, &valid);
             float *p = points + 3 * at;
-            if (valid) {
-                p[0] = ((float)u - params->cx) * z * params->inv_fx;
-                p[1] = ((float)v - params->cy) * z * params->inv_fy;
-                p[2] = z;
-            } else {
-                p[0] = p[1] = p[2] = NAN;
-            }
-            if (colors && color_data) {
-                const unsigned char *c =
-                    (const unsigned char *)color_data + v * color_pitch + u * 3;
+            p[0] = valid ? ((float)u - params->cx) * z * params->inv_fx : NAN;
+            p[1] = valid ? ((float)v - params->cy) * z * params->inv_fy : NAN;
+            p[2] = valid ? z : NAN;
+            if (with_color)
                 for (int ch = 0; ch < 3; ++ch)
-                    colors[3 * at + (size_t)ch] = valid ? c[ch] : 0;
-            }
-            ++at;
+                    colors[3 * at + (size_t)ch] = valid ? crow[3 * u + (size_t)ch] : 0;
+            at += organized ? 1 : (size_t)valid;
         }
     }
     return at;

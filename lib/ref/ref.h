@@ -32,7 +32,8 @@ clc_cloud_params clc__cloud_params(double scale, double trunc, const clc_intrins
                                    clc_cloud_layout layout);
 
 /* Depth to points with the semantics of clc_depth_to_points, into arrays of sw * sh points
- * (colors may be NULL); returns the number of points written. Inputs must already be valid. */
+ * (colors may be NULL; the slot after the last point may be scratched); returns the number of
+ * points. Inputs must already be valid. */
 size_t clc__ref_depth_to_points(const clc_image_desc *depth, const void *depth_data,
                                 const clc_image_desc *color, const void *color_data,
                                 const clc_cloud_params *params, float *points,
