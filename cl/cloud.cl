@@ -13,7 +13,7 @@
  * Work is cut into tiles of whole sampled rows. The dense cloud is a three-pass stream
  * compaction, so the output order is the pixel order on every device and every run: count the
  * valid samples of each tile, scan the counts into offsets, write. On GPUs a work-group walks
- * its rows in rounds of SPAN samples an item with a local scan; on CPUs (work-groups of one) an
+ * its rows in rounds of one sample an item with a local scan; on CPUs (work-groups of one) an
  * item walks its rows in a plain loop, without barriers.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
@@ -78,27 +78,20 @@ __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
         }
 }
 
-/* Samples an item takes per round on the work-group path: enough that a round's local scan
- * is shared by 8 samples, as few that a row of 2048 needs one round. */
-#define SPAN 8
-
-/* Pass 1: counts[g] = valid samples in rows [g * tile_rows, +tile_rows). Items take runs of
- * SPAN consecutive samples (work-groups of one take whole rows). */
+/* Pass 1: counts[g] = valid samples in rows [g * tile_rows, +tile_rows). */
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
                           __local uint *scratch)
 {
     const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
-    const uint span = l == 1 ? sw : SPAN;
     uint c = 0;
     for (uint j = j0; j < j1; ++j)
-        for (uint k0 = lid * span; k0 < sw; k0 += l * span)
-            for (uint k = k0; k < min(k0 + span, sw); ++k) {
-                int valid;
-                sample(FRAME_ARGS, k, j, &valid);
-                c += (uint)valid;
-            }
+        for (uint k = lid; k < sw; k += l) {
+            int valid;
+            sample(FRAME_ARGS, k, j, &valid);
+            c += (uint)valid;
+        }
     if (l == 1) {
         counts[g] = c;
         return;
@@ -166,24 +159,17 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict offsets,
             }
         return;
     }
-    /* Rounds of l * SPAN samples of a row: an item counts its SPAN samples, a local scan of the
-     * counts gives it its first slot, and it writes its valid points from there. */
+    /* Rounds of l samples of a row: a local scan of the valid flags gives each item its slot. */
     for (uint j = j0; j < j1; ++j)
-        for (uint r = 0; r < sw; r += l * SPAN) {
-            const uint k0 = r + lid * SPAN, k1 = min(k0 + SPAN, sw);
-            uint mine = 0;
-            for (uint k = k0; k < k1; ++k) {
-                int valid;
-                sample(FRAME_ARGS, k, j, &valid);
-                mine += (uint)valid;
-            }
-            uint slot = at + scan_local(scratch, lid, l, mine) - mine;
-            for (uint k = k0; k < k1; ++k) {
-                int valid;
-                const float z = sample(FRAME_ARGS, k, j, &valid);
-                if (valid)
-                    put_point(FRAME_ARGS, k, j, z, 1, points, colors, slot++);
-            }
+        for (uint k0 = 0; k0 < sw; k0 += l) {
+            const uint k = k0 + lid;
+            float z = 0.0f;
+            int valid = 0;
+            if (k < sw)
+                z = sample(FRAME_ARGS, k, j, &valid);
+            const uint inclusive = scan_local(scratch, lid, l, (uint)valid);
+            if (valid)
+                put_point(FRAME_ARGS, k, j, z, 1, points, colors, at + inclusive - 1);
             at += scratch[l - 1];
             barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
         }
