@@ -12,13 +12,10 @@
 #include "../lib/ref/ref.h"
 #include "timing.h"
 
-typedef struct size2 {
-    size_t w, h;
-} size2;
+static const bench_size default_sizes[] = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
 
-static const size2 default_sizes[] = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
-
-static int run(clc_context *ctx, size2 sz, clc_cloud_layout layout, int repeats, double copy_gbps)
+static int run(clc_context *ctx, bench_size sz, clc_cloud_layout layout, int repeats,
+               double copy_gbps)
 {
     const size_t px = sz.w * sz.h;
     const clc_image_desc desc = {CLC_PIXEL_DEPTH_U16, sz.w, sz.h, 0};
@@ -138,7 +135,7 @@ int main(int argc, char **argv)
 {
     int repeats = 20;
     clc_cloud_layout layout = CLC_CLOUD_DENSE;
-    size2 sizes[16];
+    bench_size sizes[BENCH_MAX_SIZES];
     size_t nsizes = sizeof default_sizes / sizeof default_sizes[0];
     memcpy(sizes, default_sizes, sizeof default_sizes);
     for (int i = 1; i < argc; ++i) {
@@ -147,10 +144,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--organized") == 0) {
             layout = CLC_CLOUD_ORGANIZED;
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-            nsizes = 0;
-            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 16; tok = strtok(NULL, ","))
-                if (sscanf(tok, "%zux%zu", &sizes[nsizes].w, &sizes[nsizes].h) == 2)
-                    ++nsizes;
+            nsizes = bench_parse_sizes(argv[++i], sizes);
         } else {
             fprintf(stderr,
                     "usage: clc_bench_cloud [--repeats N] [--organized] [--sizes WxH,...]\n");
@@ -159,27 +153,12 @@ int main(int argc, char **argv)
     }
     if (repeats < 1)
         repeats = 1;
-    clc_context_options copts = {0};
-    copts.profiling = 1;
-    clc_context *ctx = NULL;
-    if (clc_context_create(&copts, &ctx) != CLC_SUCCESS) {
-        fprintf(stderr, "bench cloud: %s\n", clc_last_error());
-        return 1;
-    }
-    const clc_device_info *d = clc_context_device(ctx);
-    size_t copy_bytes = (size_t)256 << 20;
-    while (copy_bytes > d->max_alloc_bytes)
-        copy_bytes /= 2;
     double copy_gbps = 0.0;
-    if (clc_measure_copy_bandwidth(ctx, copy_bytes, 20, &copy_gbps) != CLC_SUCCESS) {
-        fprintf(stderr, "bench cloud: %s\n", clc_last_error());
-        clc_context_destroy(ctx);
+    clc_context *ctx = bench_open("clc_bench_cloud", &copy_gbps);
+    if (!ctx)
         return 1;
-    }
-    printf("device: %s (%s, driver %s), %u compute units\n", d->name, d->platform_name,
-           d->driver_version, d->compute_units);
-    printf("copy bandwidth: %.1f GB/s; %s cloud from DEPTH_U16, 85%% valid; median of %d\n\n",
-           copy_gbps, layout == CLC_CLOUD_DENSE ? "dense" : "organized", repeats);
+    printf("%s cloud from DEPTH_U16, 85%% valid; median of %d\n\n",
+           layout == CLC_CLOUD_DENSE ? "dense" : "organized", repeats);
     printf("| size | points | device ms | device GB/s | of copy | host-to-host ms | h2h GB/s | "
            "h2h Mpoints/s | serial C ms | device vs C | h2h vs C |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");

@@ -11,13 +11,10 @@
 #include "../lib/ref/ref.h"
 #include "timing.h"
 
-typedef struct size2 {
-    size_t w, h;
-} size2;
+static const bench_size default_sizes[] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
 
-static const size2 default_sizes[] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-
-static int run(clc_context *ctx, size2 sz, clc_pixel_format format, int repeats, double copy_gbps)
+static int run(clc_context *ctx, bench_size sz, clc_pixel_format format, int repeats,
+               double copy_gbps)
 {
     const size_t bpp = clc_pixel_size(format);
     const size_t px = sz.w * sz.h;
@@ -102,7 +99,7 @@ int main(int argc, char **argv)
 {
     int repeats = 20;
     clc_pixel_format format = CLC_PIXEL_RGB8;
-    size2 sizes[16];
+    bench_size sizes[BENCH_MAX_SIZES];
     size_t nsizes = sizeof default_sizes / sizeof default_sizes[0];
     memcpy(sizes, default_sizes, sizeof default_sizes);
     for (int i = 1; i < argc; ++i) {
@@ -112,10 +109,7 @@ int main(int argc, char **argv)
             ++i;
             format = strcmp(argv[i], "bgra") == 0 ? CLC_PIXEL_BGRA8 : CLC_PIXEL_RGB8;
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-            nsizes = 0;
-            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 16; tok = strtok(NULL, ","))
-                if (sscanf(tok, "%zux%zu", &sizes[nsizes].w, &sizes[nsizes].h) == 2)
-                    ++nsizes;
+            nsizes = bench_parse_sizes(argv[++i], sizes);
         } else {
             fprintf(stderr, "usage: clc_bench_gray [--repeats N] [--format rgb|bgra] "
                             "[--sizes WxH,...]\n");
@@ -125,27 +119,10 @@ int main(int argc, char **argv)
     if (repeats < 1)
         repeats = 1;
 
-    clc_context_options options = {0};
-    options.profiling = 1;
-    clc_context *ctx = NULL;
-    if (clc_context_create(&options, &ctx) != CLC_SUCCESS) {
-        fprintf(stderr, "bench gray: %s\n", clc_last_error());
-        return 1;
-    }
-    const clc_device_info *d = clc_context_device(ctx);
-    size_t copy_bytes = (size_t)256 << 20;
-    while (copy_bytes > d->max_alloc_bytes)
-        copy_bytes /= 2;
     double copy_gbps = 0.0;
-    if (clc_measure_copy_bandwidth(ctx, copy_bytes, 20, &copy_gbps) != CLC_SUCCESS) {
-        fprintf(stderr, "bench gray: %s\n", clc_last_error());
-        clc_context_destroy(ctx);
+    clc_context *ctx = bench_open("clc_bench_gray", &copy_gbps);
+    if (!ctx)
         return 1;
-    }
-    printf("device: %s (%s, driver %s), %u compute units\n", d->name, d->platform_name,
-           d->driver_version, d->compute_units);
-    printf("copy bandwidth: %.1f GB/s (float4 copy of %zu MiB, read + write)\n", copy_gbps,
-           copy_bytes >> 20);
     printf("format %s -> GRAY8, bytes per pixel counted: %zu; median of %d\n\n",
            format == CLC_PIXEL_RGB8 ? "RGB8" : "BGRA8", clc_pixel_size(format) + 1, repeats);
     printf("| size | kernel ms | kernel GB/s | of copy | host-to-host ms | h2h GB/s | serial C ms "

@@ -70,3 +70,37 @@ cl_uint fixture_queue_refcount(cl_command_queue queue)
                      CL_SUCCESS);
     return n;
 }
+
+int fixture_setup_context(void **state)
+{
+    clc_context_options options = fixture_options();
+    *state = fixture_context(&options);
+    return 0;
+}
+
+int fixture_teardown_context(void **state)
+{
+    clc_context_destroy(*state);
+    return 0;
+}
+
+int fixture_run_value(clc_context *ctx, cl_program program)
+{
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, "value", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem out =
+        clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_WRITE_ONLY, sizeof(int), NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
+    size_t one = 1;
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    assert_int_equal(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, NULL, 0, NULL, NULL),
+                     CL_SUCCESS);
+    int v = -1;
+    assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
+                     CL_SUCCESS);
+    clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    return v;
+}

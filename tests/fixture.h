@@ -24,6 +24,15 @@ clc_context_options fixture_options(void);
 /* Creates a context or fails the test with the library's message. */
 clc_context *fixture_context(const clc_context_options *options);
 
+/* cmocka setup and teardown that put a fixture_context (cache off) in *state. */
+int fixture_setup_context(void **state);
+int fixture_teardown_context(void **state);
+#define FIXTURE_TEST(test)                                                                         \
+    cmocka_unit_test_setup_teardown(test, fixture_setup_context, fixture_teardown_context)
+
+/* Runs kernel "value" (one work-item writing one int) of program and returns what it wrote. */
+int fixture_run_value(clc_context *ctx, cl_program program);
+
 /* Reads an OpenCL object's reference count, for checking that wrap/destroy balance. */
 cl_uint fixture_context_refcount(cl_context context);
 cl_uint fixture_queue_refcount(cl_command_queue queue);

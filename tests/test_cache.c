@@ -44,27 +44,6 @@ static clc_context *cached_context(const char *dir)
     return fixture_context(&options);
 }
 
-static int run_value(clc_context *ctx, cl_program program)
-{
-    cl_int err = CL_SUCCESS;
-    cl_kernel kernel = clCreateKernel(program, "value", &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem out =
-        clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_WRITE_ONLY, sizeof(int), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
-    size_t one = 1;
-    cl_command_queue q = clc_context_cl_queue(ctx);
-    assert_int_equal(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, NULL, 0, NULL, NULL),
-                     CL_SUCCESS);
-    int v = -1;
-    assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
-                     CL_SUCCESS);
-    clReleaseMemObject(out);
-    clReleaseKernel(kernel);
-    return v;
-}
-
 /* Builds value_source with -DVALUE=value in a fresh context on dir, checks the result, and
  * returns the context's cache counters. */
 static clc_cache_stats build_in_new_context(const char *dir, int value)
@@ -76,7 +55,7 @@ static clc_cache_stats build_in_new_context(const char *dir, int value)
     clc_status st = clc_program_build(ctx, value_source, options, &program);
     if (st != CLC_SUCCESS)
         fail_msg("build: %s", clc_last_error());
-    assert_int_equal(run_value(ctx, program), value);
+    assert_int_equal(fixture_run_value(ctx, program), value);
     clReleaseProgram(program);
     clc_cache_stats stats;
     assert_int_equal(clc_context_cache_stats(ctx, &stats), CLC_SUCCESS);

@@ -12,19 +12,6 @@
 
 #define GUARD 0xA5
 
-static int setup(void **state)
-{
-    clc_context_options options = fixture_options();
-    *state = fixture_context(&options);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    clc_context_destroy(*state);
-    return 0;
-}
-
 static uint32_t rng = 99;
 static uint32_t next(void)
 {
@@ -460,16 +447,13 @@ static void misuse_is_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(matches_reference_for_types_layouts_strides_and_sizes,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(large_frame_matches_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(all_invalid_and_all_valid_images, setup, teardown),
-        cmocka_unit_test_setup_teardown(truncation_edge_is_invalid_and_scale_applies, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(too_small_capacity_writes_nothing_and_reports_the_count,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(device_buffers_match_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(misuse_is_refused, setup, teardown),
+        FIXTURE_TEST(matches_reference_for_types_layouts_strides_and_sizes),
+        FIXTURE_TEST(large_frame_matches_reference),
+        FIXTURE_TEST(all_invalid_and_all_valid_images),
+        FIXTURE_TEST(truncation_edge_is_invalid_and_scale_applies),
+        FIXTURE_TEST(too_small_capacity_writes_nothing_and_reports_the_count),
+        FIXTURE_TEST(device_buffers_match_reference),
+        FIXTURE_TEST(misuse_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,19 +16,6 @@ static const clc_pixel_format formats[] = {CLC_PIXEL_RGB8, CLC_PIXEL_BGR8, CLC_P
                                            CLC_PIXEL_BGRA8};
 static const clc_gray_weights weight_sets[] = {CLC_GRAY_BT601, CLC_GRAY_BT709};
 
-static int setup(void **state)
-{
-    clc_context_options options = fixture_options();
-    *state = fixture_context(&options);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    clc_context_destroy(*state);
-    return 0;
-}
-
 static uint32_t rng = 1;
 static uint8_t next_byte(void)
 {
@@ -425,17 +412,14 @@ static void image_span_is_checked(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(every_width_format_pitch_and_weight_matches_the_reference,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(float_output_matches_the_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(extremes_and_opencv_reference_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(large_image_matches_the_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(device_buffers_at_any_offset_match_the_reference, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(enqueue_waits_for_its_event_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(argument_errors_are_refused_and_nothing_is_written, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(device_argument_errors_are_refused, setup, teardown),
+        FIXTURE_TEST(every_width_format_pitch_and_weight_matches_the_reference),
+        FIXTURE_TEST(float_output_matches_the_reference),
+        FIXTURE_TEST(extremes_and_opencv_reference_values),
+        FIXTURE_TEST(large_image_matches_the_reference),
+        FIXTURE_TEST(device_buffers_at_any_offset_match_the_reference),
+        FIXTURE_TEST(enqueue_waits_for_its_event_list),
+        FIXTURE_TEST(argument_errors_are_refused_and_nothing_is_written),
+        FIXTURE_TEST(device_argument_errors_are_refused),
         cmocka_unit_test(image_span_is_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,41 +6,6 @@
 
 #include "internal.h"
 
-static int setup(void **state)
-{
-    clc_context_options options = fixture_options();
-    *state = fixture_context(&options);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    clc_context_destroy(*state);
-    return 0;
-}
-
-/* Runs kernel "value" (one int out) of a program and returns what it wrote. */
-static int run_value(clc_context *ctx, cl_program program)
-{
-    cl_int err = CL_SUCCESS;
-    cl_kernel kernel = clCreateKernel(program, "value", &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem out =
-        clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_WRITE_ONLY, sizeof(int), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
-    size_t one = 1;
-    cl_command_queue q = clc_context_cl_queue(ctx);
-    assert_int_equal(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, NULL, 0, NULL, NULL),
-                     CL_SUCCESS);
-    int v = -1;
-    assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
-                     CL_SUCCESS);
-    clReleaseMemObject(out);
-    clReleaseKernel(kernel);
-    return v;
-}
-
 static const char *const value_source = "__kernel void value(__global int *out) { *out = VALUE; }";
 
 static void build_options_reach_the_compiler(void **state)
@@ -49,8 +14,8 @@ static void build_options_reach_the_compiler(void **state)
     cl_program a = NULL, b = NULL;
     assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=7", &a), CLC_SUCCESS);
     assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=-3", &b), CLC_SUCCESS);
-    assert_int_equal(run_value(ctx, a), 7);
-    assert_int_equal(run_value(ctx, b), -3);
+    assert_int_equal(fixture_run_value(ctx, a), 7);
+    assert_int_equal(fixture_run_value(ctx, b), -3);
     clReleaseProgram(a);
     clReleaseProgram(b);
 }
@@ -136,13 +101,12 @@ static void copy_bandwidth_is_measured(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(build_options_reach_the_compiler, setup, teardown),
-        cmocka_unit_test_setup_teardown(compile_error_returns_the_build_log, setup, teardown),
-        cmocka_unit_test_setup_teardown(misuse_is_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(embedded_programs_are_built_once_per_context, setup,
-                                        teardown),
+        FIXTURE_TEST(build_options_reach_the_compiler),
+        FIXTURE_TEST(compile_error_returns_the_build_log),
+        FIXTURE_TEST(misuse_is_refused),
+        FIXTURE_TEST(embedded_programs_are_built_once_per_context),
         cmocka_unit_test(embedded_source_carries_its_build_time_hash),
-        cmocka_unit_test_setup_teardown(copy_bandwidth_is_measured, setup, teardown),
+        FIXTURE_TEST(copy_bandwidth_is_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

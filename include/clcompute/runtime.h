@@ -144,7 +144,7 @@ CLC_API clc_status clc_context_create(const clc_context_options *options, clc_co
  * Wraps objects the caller already has (interop with other OpenCL code). The context retains
  * them and releases them in clc_context_destroy; the caller keeps its own references. queue may
  * be NULL: an in-order queue is then created on device. device must belong to context, and queue
- * (when given) to both. options may be NULL; its device field is ignored.
+ * (when given) to both and be in-order. options may be NULL; its device field is ignored.
  */
 CLC_API clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
                                     const clc_context_options *options, clc_context **ctx);

@@ -62,6 +62,25 @@ static void setup_cache(clc_context *ctx, const clc_context_options *options)
     ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL);
 }
 
+/* The last steps of create and wrap: a queue when the context has none yet, the disk cache, and
+ * the hand-over. On failure everything the context holds is released. */
+static clc_status complete(clc_context *ctx, const clc_context_options *options, clc_context **out)
+{
+    if (!ctx->queue) {
+        cl_int err = CL_SUCCESS;
+        ctx->queue =
+            clCreateCommandQueue(ctx->context, ctx->device, queue_properties(options), &err);
+        if (err != CL_SUCCESS) {
+            ctx->queue = NULL;
+            context_free(ctx);
+            return clc__cl_fail(NULL, err, "clCreateCommandQueue");
+        }
+    }
+    setup_cache(ctx, options);
+    *out = ctx;
+    return CLC_SUCCESS;
+}
+
 clc_status clc_context_create(const clc_context_options *options, clc_context **out)
 {
     if (!out)
@@ -114,15 +133,7 @@ clc_status clc_context_create(const clc_context_options *options, clc_context **
         return clc__cl_fail(NULL, err, "clRetainDevice");
     }
     ctx->device = ctx->info.device;
-    ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, queue_properties(options), &err);
-    if (err != CL_SUCCESS) {
-        ctx->queue = NULL;
-        context_free(ctx);
-        return clc__cl_fail(NULL, err, "clCreateCommandQueue");
-    }
-    setup_cache(ctx, options);
-    *out = ctx;
-    return CLC_SUCCESS;
+    return complete(ctx, options, out);
 }
 
 /* Where the wrapped device sits in discovery's order, so messages and the cache key agree with
@@ -184,6 +195,14 @@ clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_
         if (qc != context || qd != device)
             return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                              "clc_context_wrap: the queue belongs to another context or device");
+        /* Multi-pass operations rely on commands running in the order they were enqueued. */
+        cl_command_queue_properties props = 0;
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+        if (err != CL_SUCCESS)
+            return clc__cl_fail(NULL, err, "clGetCommandQueueInfo");
+        if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+            return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                             "clc_context_wrap: the queue is out-of-order; wrap an in-order one");
     }
     cl_platform_id platform = NULL;
     cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
@@ -219,17 +238,8 @@ clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_
             return clc__cl_fail(NULL, err, "clRetainCommandQueue");
         }
         ctx->queue = queue;
-    } else {
-        ctx->queue = clCreateCommandQueue(context, device, queue_properties(options), &err);
-        if (err != CL_SUCCESS) {
-            ctx->queue = NULL;
-            context_free(ctx);
-            return clc__cl_fail(NULL, err, "clCreateCommandQueue");
-        }
     }
-    setup_cache(ctx, options);
-    *out = ctx;
-    return CLC_SUCCESS;
+    return complete(ctx, options, out);
 }
 
 void clc_context_destroy(clc_context *ctx)
