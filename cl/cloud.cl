@@ -13,8 +13,8 @@
  * Work is cut into tiles of whole sampled rows. The dense cloud is a three-pass stream
  * compaction, so the output order is the pixel order on every device and every run: count the
  * valid samples of each tile, scan the counts into offsets, write. On GPUs a work-group walks
- * its rows in rounds of one sample an item with a local scan; on CPUs (work-groups of one) an
- * item walks its rows in a plain loop, without barriers.
+ * its rows in rounds of PLANES samples an item with one local scan a round; on CPUs
+ * (work-groups of one) an item walks its rows in a plain loop, without barriers.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
@@ -140,10 +140,32 @@ __kernel void cloud_scan(const __global uint *restrict counts, const uint groups
         *total = base;
 }
 
+/* Samples an item takes per round on the work-group path, in PLANES strided planes of l
+ * samples (so loads and stores stay coalesced). The valid flags of all planes are counted with
+ * one scan: each plane's count lives in its own 10-bit field of a ulong, which holds for
+ * work-groups of up to 1023 items (the host uses at most 256). */
+#define PLANES 6
+#define FIELD 10
+#define FIELD_MASK 1023ul
+
+/* Inclusive Hillis-Steele scan of packed counters; returns this item's value. */
+inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value)
+{
+    scratch[lid] = value;
+    for (uint d = 1; d < l; d *= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong add = lid >= d ? scratch[lid - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scratch[lid] += add;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return scratch[lid];
+}
+
 /* Pass 3: tile g writes its valid points from offsets[g] on, in pixel order. */
 __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict offsets,
                           __global float *restrict points, __global uchar *restrict colors,
-                          const uint tile_rows, __local uint *scratch)
+                          const uint tile_rows, __local ulong *scratch)
 {
     const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
@@ -159,18 +181,32 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict offsets,
             }
         return;
     }
-    /* Rounds of l samples of a row: a local scan of the valid flags gives each item its slot. */
+    /* Rounds of PLANES * l samples of a row: sample k0 + t * l + lid is this item's in plane t.
+     * Its slot is `at`, plus the valid samples of planes before t, plus those of plane t held
+     * by items before this one. */
     for (uint j = j0; j < j1; ++j)
-        for (uint k0 = 0; k0 < sw; k0 += l) {
-            const uint k = k0 + lid;
-            float z = 0.0f;
-            int valid = 0;
-            if (k < sw)
-                z = sample(FRAME_ARGS, k, j, &valid);
-            const uint inclusive = scan_local(scratch, lid, l, (uint)valid);
-            if (valid)
-                put_point(FRAME_ARGS, k, j, z, 1, points, colors, at + inclusive - 1);
-            at += scratch[l - 1];
+        for (uint k0 = 0; k0 < sw; k0 += PLANES * l) {
+            float z[PLANES];
+            ulong mine = 0;
+            for (uint t = 0; t < PLANES; ++t) {
+                const uint k = k0 + t * l + lid;
+                int valid = 0;
+                z[t] = 0.0f;
+                if (k < sw)
+                    z[t] = sample(FRAME_ARGS, k, j, &valid);
+                mine |= (ulong)valid << (FIELD * t);
+            }
+            const ulong before = scan_packed(scratch, lid, l, mine) - mine;
+            const ulong totals = scratch[l - 1];
+            uint base = at;
+            for (uint t = 0; t < PLANES; ++t) {
+                if ((mine >> (FIELD * t)) & 1ul) {
+                    const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
+                    put_point(FRAME_ARGS, k0 + t * l + lid, j, z[t], 1, points, colors, slot);
+                }
+                base += (uint)((totals >> (FIELD * t)) & FIELD_MASK);
+            }
+            at = base;
             barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
         }
 }

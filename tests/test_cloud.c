@@ -157,6 +157,12 @@ static void large_frame_matches_reference(void **state)
     o.layout = CLC_CLOUD_ORGANIZED;
     check(ctx, &fr, &o, 0);
     frame_free(&fr);
+    /* Rows longer than one round of the work-group path (6 x 256 samples). */
+    fr = frame_new(CLC_PIXEL_DEPTH_U16, 3203, 5, 1);
+    o.layout = CLC_CLOUD_DENSE;
+    o.depth_trunc = 5.0;
+    check(ctx, &fr, &o, 1);
+    frame_free(&fr);
 }
 
 static void all_invalid_and_all_valid_images(void **state)

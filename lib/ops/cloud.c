@@ -305,7 +305,7 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
                                  CLC_ARG(points),
                                  CLC_ARG(color_out),
                                  CLC_ARG(shape->tile_rows),
-                                 {shape->local * sizeof(cl_uint), NULL}};
+                                 {shape->local * sizeof(cl_ulong), NULL}};
         const size_t global = shape->groups * shape->local;
         st = run(ctx, &k, frame, extra, 5, 1, &global, &shape->local, num_events, wait_list, event);
     } else {
