@@ -9,5 +9,6 @@
 #include "clcompute/copy.h"
 #include "clcompute/image.h"
 #include "clcompute/cloud.h"
+#include "clcompute/reduce.h"
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "clcompute/cloud.h"
 #include "clcompute/image.h"
+#include "clcompute/reduce.h"
 
 /* The fixed-point weights of clc_gray_weights for R, G, B (sum 32768). */
 void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3]);
@@ -38,5 +39,11 @@ size_t clc__ref_depth_to_points(const clc_image_desc *depth, const void *depth_d
                                 const clc_image_desc *color, const void *color_data,
                                 const clc_cloud_params *params, float *points,
                                 unsigned char *colors);
+
+/* A reduction with the semantics of clc_reduce: sums in long double (the float results rounded
+ * once to their type), and, when abs_sum is not NULL, the sum of absolute values there (the scale
+ * of a float sum's error bound). */
+void clc__ref_reduce(clc_reduce_op op, clc_dtype type, const void *data, size_t count,
+                     clc_reduce_result *out, long double *abs_sum);
 
 #endif

@@ -22,6 +22,7 @@ typedef struct clc_embedded_source {
 extern const clc_embedded_source clc__source_copy;
 extern const clc_embedded_source clc__source_cloud;
 extern const clc_embedded_source clc__source_gray;
+extern const clc_embedded_source clc__source_reduce;
 
 typedef struct clc_program_entry {
     const clc_embedded_source *source;

@@ -1,0 +1,224 @@
+/* Reductions: sum, min, max (mean is a sum), argmin, argmax, in two stages.
+ *
+ * Build options: -DT=<element type> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned> and
+ * -DOP=<1 sum, 2 min, 3 max, 4 argmin, 5 argmax>.
+ *
+ * Stage 1: work-group g of l items reduces its elements into partial[g]; stage 2: one work-group
+ * reduces the partials into result. The assignment of elements to items depends only on n and the
+ * launch shape, which the host fixes per device, and every combination happens in a fixed order,
+ * so a result is the same bits run after run. GPUs stride over the array (coalesced); CPU devices
+ * (work-groups of one) take contiguous chunks.
+ *
+ * Semantics (numpy's): float sums are Kahan-compensated per item and combined with two-sum, so
+ * they are at least as accurate as numpy's pairwise sum; the sum identity is -0.0, so a sum of
+ * -0.0 is -0.0; NaN propagates through min and max, and argmin/argmax return the first NaN's
+ * index; ties return the first index; integer sums accumulate in 64 bits.
+ *
+ * A partial is two 64-bit words: the value (low bytes for 32-bit types; a float sum keeps its
+ * compensation in the high 4 bytes) and the index.
+ */
+#if KIND == 2
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define SUM 1
+#define MIN 2
+#define MAX 3
+#define ARGMIN 4
+#define ARGMAX 5
+
+/* NaN test of the element type; integers have none. */
+inline int IS_NAN(T v)
+{
+#if KIND <= 2
+    return isnan(v);
+#else
+    (void)v;
+    return 0;
+#endif
+}
+
+#if OP == SUM
+#if KIND == 1
+typedef float2 ACC; /* sum, compensation */
+#elif KIND == 2
+typedef double2 ACC;
+#elif KIND == 3
+typedef long ACC;
+#else
+typedef ulong ACC;
+#endif
+#else
+typedef T ACC;
+#endif
+
+typedef struct {
+    ACC v;
+    ulong i;
+} acc_t;
+
+#if OP == SUM && KIND <= 2
+/* Kahan step; infinities and NaN bypass the compensation, which they would turn into NaN. */
+inline ACC add1(ACC a, T x)
+{
+    const T y = x - a.y;
+    const T t = a.x + y;
+    return isfinite(t) ? (ACC)(t, (t - a.x) - y) : (ACC)(t, (T)0);
+}
+/* Two-sum of two compensated sums: the order is fixed by the caller. */
+inline ACC add2(ACC a, ACC b)
+{
+    const T s = a.x + b.x;
+    if (!isfinite(s))
+        return (ACC)(s, (T)0);
+    const T bv = s - a.x;
+    const T err = (a.x - (s - bv)) + (b.x - bv);
+    return (ACC)(s, a.y + b.y - err);
+}
+#define IDENTITY ((ACC)(-0.0, 0.0))
+#endif
+
+inline acc_t identity(void)
+{
+    acc_t a;
+    a.i = ~0ul; /* "no element yet": loses every comparison on index */
+#if OP == SUM
+#if KIND <= 2
+    a.v = IDENTITY;
+#else
+    a.v = 0;
+#endif
+#else
+    a.v = (T)0;
+#endif
+    return a;
+}
+
+/* Folds element x at index i into a (items visit their elements in increasing index). */
+inline acc_t fold(acc_t a, T x, ulong i)
+{
+#if OP == SUM
+#if KIND <= 2
+    a.v = add1(a.v, x);
+#else
+    a.v += (ACC)x;
+#endif
+    a.i = 0;
+#else
+    if (a.i == ~0ul || (IS_NAN(x) && !IS_NAN(a.v))) {
+        a.v = x;
+        a.i = i;
+    } else if (!IS_NAN(a.v)) {
+#if OP == MIN || OP == ARGMIN
+        if (x < a.v) {
+#else
+        if (x > a.v) {
+#endif
+            a.v = x;
+            a.i = i;
+        }
+    }
+#endif
+    return a;
+}
+
+/* Combines two partials; for comparisons, ties and NaN go to the smaller index. */
+inline acc_t combine(acc_t a, acc_t b)
+{
+#if OP == SUM
+#if KIND <= 2
+    a.v = add2(a.v, b.v);
+#else
+    a.v += b.v;
+#endif
+    return a;
+#else
+    if (b.i == ~0ul)
+        return a;
+    if (a.i == ~0ul)
+        return b;
+    const int an = IS_NAN(a.v), bn = IS_NAN(b.v);
+    if (an || bn)
+        return (an && bn) ? (a.i < b.i ? a : b) : (an ? a : b);
+#if OP == MIN || OP == ARGMIN
+    if (b.v < a.v || (b.v == a.v && b.i < a.i))
+        return b;
+#else
+    if (b.v > a.v || (b.v == a.v && b.i < a.i))
+        return b;
+#endif
+    return a;
+#endif
+}
+
+/* A partial in two words: sums keep their accumulator there (a double sum with its compensation
+ * fills both); comparisons keep the value in word 0 and the index in word 1. */
+inline void store(__global ulong *out, acc_t a)
+{
+    *(__global ACC *)out = a.v;
+#if OP != SUM
+    out[1] = a.i;
+#endif
+}
+
+inline acc_t load(const __global ulong *in)
+{
+    acc_t a;
+    a.v = *(const __global ACC *)in;
+#if OP != SUM
+    a.i = in[1];
+#else
+    a.i = 0;
+#endif
+    return a;
+}
+
+/* Tree reduction of one value per item through local memory; item 0 gets the result. */
+inline acc_t reduce_local(acc_t a, __local acc_t *scratch, uint lid, uint l)
+{
+    scratch[lid] = a;
+    for (uint step = l / 2; step > 0; step /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < step)
+            scratch[lid] = combine(scratch[lid], scratch[lid + step]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return scratch[0];
+}
+
+/* Stage 1: x[0..n) into partials (two words a group). */
+__kernel void reduce_stage1(const __global T *restrict x, const ulong n,
+                            __global ulong *restrict partials, __local acc_t *scratch)
+{
+    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
+    const ulong g = get_group_id(0), groups = get_num_groups(0);
+    acc_t a = identity();
+    if (l == 1) {
+        const ulong chunk = (n + groups - 1) / groups;
+        const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
+        for (ulong i = begin; i < end; ++i)
+            a = fold(a, x[i], i);
+        store(partials + 2 * g, a);
+        return;
+    }
+    const ulong stride = groups * l;
+    for (ulong i = g * l + lid; i < n; i += stride)
+        a = fold(a, x[i], i);
+    a = reduce_local(a, scratch, lid, l);
+    if (lid == 0)
+        store(partials + 2 * g, a);
+}
+
+/* Stage 2, one work-group: the partials of stage 1 into result (two words). */
+__kernel void reduce_stage2(const __global ulong *restrict partials, const uint count,
+                            __global ulong *restrict result, __local acc_t *scratch)
+{
+    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
+    acc_t a = identity();
+    for (uint p = lid; p < count; p += l)
+        a = combine(a, load(partials + 2 * p));
+    if (l > 1)
+        a = reduce_local(a, scratch, lid, l);
+    if (lid == 0)
+        store(result, a);
+}

@@ -1,0 +1,313 @@
+/* Host side of the reductions: validate, pick the shape, run two stages, decode. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/internal.h"
+
+size_t clc_dtype_size(clc_dtype type)
+{
+    switch (type) {
+    case CLC_DTYPE_F32:
+    case CLC_DTYPE_I32:
+    case CLC_DTYPE_U32:
+        return 4;
+    case CLC_DTYPE_F64:
+        return 8;
+    case CLC_DTYPE_U8:
+        return 1;
+    }
+    return 0;
+}
+
+static clc_status check_args(clc_context *ctx, clc_reduce_op op, clc_dtype type, size_t count,
+                             const char *fn)
+{
+    if (op < CLC_REDUCE_SUM || op > CLC_REDUCE_ARGMAX)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: unknown operation %d", fn, (int)op);
+    if (!clc_dtype_size(type))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: unknown element type %d", fn,
+                         (int)type);
+    if (count == 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: the array is empty; a reduction needs at least one element", fn);
+    if (count > SIZE_MAX / clc_dtype_size(type))
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "%s: %zu elements overflow size_t", fn,
+                         count);
+    if (type == CLC_DTYPE_F64 && ctx && !ctx->info.fp64)
+        return clc__fail(ctx, CLC_ERROR_UNSUPPORTED,
+                         "%s: device \"%s\" has no double precision for F64 input", fn,
+                         ctx->info.name);
+    return CLC_SUCCESS;
+}
+
+/* Build options of the program for a type and operation: MIN is ARGMIN without the index, MEAN
+ * a SUM divided on the host, so three programs serve six operations. */
+static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t size)
+{
+    static const char *const types[] = {"", "float", "double", "int", "uint", "uchar"};
+    static const int kinds[] = {0, 1, 2, 3, 4, 4};
+    const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
+                          : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
+                                                                            : 5;
+    snprintf(buf, size, "-DT=%s -DKIND=%d -DOP=%d", types[type], kinds[type], kernel_op);
+}
+
+/* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
+#define ACC_BYTES 32
+
+static size_t pow2_floor(size_t n)
+{
+    size_t p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type, cl_mem buffer,
+                              size_t offset, size_t count, cl_mem result,
+                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                              cl_event *event)
+{
+    if (event)
+        *event = NULL;
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_reduce_enqueue: ctx is NULL");
+    clc_status st = check_args(ctx, op, type, count, "clc_reduce_enqueue");
+    if (st != CLC_SUCCESS)
+        return st;
+    if ((num_events_in_wait_list > 0) != (event_wait_list != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce_enqueue: wait list and its count disagree");
+    const size_t esize = clc_dtype_size(type);
+    if (offset % esize != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce_enqueue: offset %zu is not a multiple of %zu", offset, esize);
+    st = clc__check_buffer(ctx, buffer, offset, count * esize, "input buffer");
+    if (st == CLC_SUCCESS)
+        st = clc__check_buffer(ctx, result, 0, CLC_REDUCE_RESULT_BYTES, "result buffer");
+    if (st != CLC_SUCCESS)
+        return st;
+
+    char options[64];
+    build_options(op, type, options, sizeof options);
+    cl_kernel k1 = NULL, k2 = NULL;
+    cl_mem input = NULL, partials = NULL;
+    cl_int err = CL_SUCCESS;
+    st = clc__kernel_create(ctx, &clc__source_reduce, options, "reduce_stage1", &k1);
+    if (st == CLC_SUCCESS)
+        st = clc__kernel_create(ctx, &clc__source_reduce, options, "reduce_stage2", &k2);
+    if (st != CLC_SUCCESS)
+        goto done;
+
+    /* Shape, fixed per device and size so that results are reproducible: CPU devices take a
+     * few contiguous chunks (work-groups of one, about eight a core, no barriers); GPUs take
+     * up to eight work-groups of 256 a compute unit, striding over the array. */
+    size_t local = 1, groups;
+    const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+    /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
+    const char *force = getenv("CLCOMPUTE_REDUCE_SHAPE");
+    int items = ctx->info.type == CLC_DEVICE_CPU;
+    if (force && strcmp(force, "groups") == 0) {
+        items = 0;
+    } else if (force && strcmp(force, "items") == 0) {
+        items = 1;
+    } else if (force && *force) {
+        st = clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                       "CLCOMPUTE_REDUCE_SHAPE is \"%s\"; use groups or items", force);
+        goto done;
+    }
+    if (items) {
+        groups = 8 * cus;
+    } else {
+        st = clc__local_size(ctx, k1, 256, &local);
+        if (st != CLC_SUCCESS)
+            goto done;
+        local = pow2_floor(local);
+        groups = 8 * cus;
+        const size_t needed = (count + local * 16 - 1) / (local * 16);
+        if (needed < groups)
+            groups = needed;
+    }
+    if (groups > count)
+        groups = count;
+    if (groups == 0)
+        groups = 1;
+    size_t local2 = 1;
+    if (!items) {
+        st = clc__local_size(ctx, k2, 256, &local2);
+        if (st != CLC_SUCCESS)
+            goto done;
+        local2 = pow2_floor(local2);
+    }
+
+    /* The kernel indexes from 0: a sub-buffer would need the device's alignment, so an offset
+     * input is reached through a region copy only when it is not at 0. */
+    if (offset == 0) {
+        input = buffer;
+        err = clRetainMemObject(buffer);
+    } else {
+        cl_buffer_region region = {offset, count * esize};
+        input = clCreateSubBuffer(buffer, CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &region,
+                                  &err);
+        if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET) {
+            input = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, count * esize, NULL, &err);
+            if (err == CL_SUCCESS)
+                err = clEnqueueCopyBuffer(ctx->queue, buffer, input, offset, 0, count * esize,
+                                          num_events_in_wait_list, event_wait_list, NULL);
+            num_events_in_wait_list = 0;
+            event_wait_list = NULL;
+        }
+    }
+    if (err != CL_SUCCESS) {
+        st = clc__cl_fail(ctx, err, "preparing the reduction input");
+        goto done;
+    }
+    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * 16, NULL, &err);
+    if (err != CL_SUCCESS) {
+        st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction partials)");
+        goto done;
+    }
+    const cl_ulong n = count;
+    const cl_uint ngroups = (cl_uint)groups;
+    const clc_arg a1[] = {CLC_ARG(input), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
+    const clc_arg a2[] = {
+        CLC_ARG(partials), CLC_ARG(ngroups), CLC_ARG(result), {local2 * ACC_BYTES, NULL}};
+    st = clc__set_args(ctx, k1, "reduce_stage1", a1, 4);
+    if (st == CLC_SUCCESS)
+        st = clc__set_args(ctx, k2, "reduce_stage2", a2, 4);
+    if (st != CLC_SUCCESS)
+        goto done;
+    const size_t global1 = groups * local;
+    err = clEnqueueNDRangeKernel(ctx->queue, k1, 1, NULL, &global1, &local, num_events_in_wait_list,
+                                 event_wait_list, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(ctx->queue, k2, 1, NULL, &local2, &local2, 0, NULL, event);
+    if (err != CL_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(reduce)");
+done:
+    /* Enqueued commands keep what they use alive. */
+    if (partials)
+        clReleaseMemObject(partials);
+    if (input)
+        clReleaseMemObject(input);
+    if (k1)
+        clReleaseKernel(k1);
+    if (k2)
+        clReleaseKernel(k2);
+    return st;
+}
+
+clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes, size_t count,
+                             clc_reduce_result *result)
+{
+    if (!bytes || !result)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_reduce_decode: NULL argument");
+    clc_status st = check_args(NULL, op, type, count, "clc_reduce_decode");
+    if (st != CLC_SUCCESS)
+        return st;
+    const unsigned char *b = bytes;
+    memset(result, 0, sizeof *result);
+    const int sum = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN;
+    if (!sum)
+        memcpy(&result->index, b + 8, 8);
+    switch (type) {
+    case CLC_DTYPE_F32: {
+        float v[2];
+        memcpy(v, b, sizeof v);
+        /* A sum carries its Kahan compensation: the value is s - c. */
+        double f = sum ? (double)v[0] - (double)v[1] : (double)v[0];
+        if (op == CLC_REDUCE_MEAN)
+            f /= (double)count;
+        result->f = (double)(float)f;
+        break;
+    }
+    case CLC_DTYPE_F64: {
+        double v[2];
+        memcpy(v, b, sum ? 16 : 8);
+        double f = sum ? v[0] - v[1] : v[0];
+        result->f = op == CLC_REDUCE_MEAN ? f / (double)count : f;
+        break;
+    }
+    case CLC_DTYPE_I32:
+        if (sum) {
+            memcpy(&result->i, b, 8);
+        } else {
+            int32_t v;
+            memcpy(&v, b, 4);
+            result->i = v;
+        }
+        if (op == CLC_REDUCE_MEAN)
+            result->f = (double)result->i / (double)count;
+        break;
+    case CLC_DTYPE_U32:
+    case CLC_DTYPE_U8:
+        if (sum) {
+            memcpy(&result->u, b, 8);
+        } else if (type == CLC_DTYPE_U32) {
+            uint32_t v;
+            memcpy(&v, b, 4);
+            result->u = v;
+        } else {
+            result->u = b[0];
+        }
+        if (op == CLC_REDUCE_MEAN)
+            result->f = (double)result->u / (double)count;
+        break;
+    }
+    return CLC_SUCCESS;
+}
+
+clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
+                      size_t count, clc_reduce_result *result)
+{
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_reduce: ctx is NULL");
+    if (!data || !result)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce: data and result must not be NULL");
+    clc_status st = check_args(ctx, op, type, count, "clc_reduce");
+    if (st != CLC_SUCCESS)
+        return st;
+    const size_t bytes = count * clc_dtype_size(type);
+    if ((uintptr_t)data % clc_dtype_size(type) != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce: data is not aligned to its %zu-byte elements",
+                         clc_dtype_size(type));
+    const int in_place = ctx->info.unified_memory;
+    cl_int err = CL_SUCCESS;
+    cl_mem input =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0), bytes,
+                       in_place ? (void *)(uintptr_t)data : NULL, &err);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(ctx, err, "clCreateBuffer(reduction input)");
+    cl_mem out =
+        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(input);
+        return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
+    }
+    if (!in_place) {
+        err = clEnqueueWriteBuffer(ctx->queue, input, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueWriteBuffer(reduction input)");
+    }
+    unsigned char words[CLC_REDUCE_RESULT_BYTES];
+    if (st == CLC_SUCCESS)
+        st = clc_reduce_enqueue(ctx, op, type, input, 0, count, out, 0, NULL, NULL);
+    if (st == CLC_SUCCESS) {
+        err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(reduction result)");
+    }
+    /* The caller's memory must not be in use once we return, whatever happened. */
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    if (st == CLC_SUCCESS)
+        st = clc_reduce_decode(op, type, words, count, result);
+    clReleaseMemObject(out);
+    clReleaseMemObject(input);
+    return st;
+}

@@ -1,0 +1,327 @@
+/* Reductions: every op and type against the reference for sizes 1..4097 and millions; float sums
+ * within a bound tighter than numpy's pairwise sum; NaN, infinities, -0.0 and ties as numpy;
+ * same bits run after run; device buffers and chaining; misuse refused. */
+#include "fixture.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+
+static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_F64, CLC_DTYPE_I32, CLC_DTYPE_U32,
+                                  CLC_DTYPE_U8};
+static const clc_reduce_op ops[] = {CLC_REDUCE_SUM,  CLC_REDUCE_MIN,    CLC_REDUCE_MAX,
+                                    CLC_REDUCE_MEAN, CLC_REDUCE_ARGMIN, CLC_REDUCE_ARGMAX};
+
+static uint32_t rng = 5;
+static uint32_t next(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return rng;
+}
+
+/* Random data of a type: floats of mixed sign and magnitude, integers over their whole range. */
+static void *random_array(clc_dtype type, size_t n)
+{
+    void *p = malloc(n * clc_dtype_size(type) + 1);
+    assert_non_null(p);
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t r = next();
+        switch (type) {
+        case CLC_DTYPE_F32:
+            ((float *)p)[i] = ((float)(int32_t)r / 2147483648.0f) * powf(10.0f, (float)(r % 7));
+            break;
+        case CLC_DTYPE_F64:
+            ((double *)p)[i] = ((double)(int32_t)r / 2147483648.0) * pow(10.0, (double)(r % 9));
+            break;
+        case CLC_DTYPE_I32:
+            ((int32_t *)p)[i] = (int32_t)r;
+            break;
+        case CLC_DTYPE_U32:
+            ((uint32_t *)p)[i] = r;
+            break;
+        case CLC_DTYPE_U8:
+            ((uint8_t *)p)[i] = (uint8_t)(r >> 24);
+            break;
+        }
+    }
+    return p;
+}
+
+static int has_fp64(clc_context *ctx)
+{
+    return clc_context_device(ctx)->fp64;
+}
+
+/* One reduction against the reference: exact for integers and comparisons, within the bound
+ * for float sums and means. */
+static void check(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data, size_t n)
+{
+    clc_reduce_result got, want;
+    long double abs_sum = 0;
+    clc_status st = clc_reduce(ctx, op, type, data, n, &got);
+    if (st != CLC_SUCCESS)
+        fail_msg("clc_reduce(op %d, type %d, n %zu): %s", op, type, n, clc_last_error());
+    clc__ref_reduce(op, type, data, n, &want,
+                    op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN ? &abs_sum : NULL);
+    const int is_float = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+    if (op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN) {
+        if (is_float || op == CLC_REDUCE_MEAN) {
+            /* numpy's pairwise sum guarantees about eps * log2(n) * sum|x|; we hold eps * sum|x|
+             * plus the final rounding to the type. */
+            const double eps = type == CLC_DTYPE_F32 ? FLT_EPSILON : DBL_EPSILON;
+            double bound = (double)abs_sum * (is_float ? eps : DBL_EPSILON) + fabs(want.f) * eps;
+            if (op == CLC_REDUCE_MEAN)
+                bound /= (double)n;
+            if (!(fabs(got.f - want.f) <= bound))
+                fail_msg("op %d type %d n %zu: %.17g, reference %.17g, bound %.3g", op, type, n,
+                         got.f, want.f, bound);
+        } else if (type == CLC_DTYPE_I32) {
+            assert_int_equal(got.i, want.i);
+        } else {
+            assert_int_equal(got.u, want.u);
+        }
+        return;
+    }
+    if (got.index != want.index)
+        fail_msg("op %d type %d n %zu: index %llu, reference %llu", op, type, n,
+                 (unsigned long long)got.index, (unsigned long long)want.index);
+    if (is_float)
+        assert_true(got.f == want.f || (isnan(got.f) && isnan(want.f)));
+    else if (type == CLC_DTYPE_I32)
+        assert_int_equal(got.i, want.i);
+    else
+        assert_int_equal(got.u, want.u);
+}
+
+static void every_op_and_type_matches_reference_for_small_sizes(void **state)
+{
+    clc_context *ctx = *state;
+    static const size_t extra[] = {127, 128, 129, 255, 256, 257, 1000, 1023, 4095, 4096, 4097};
+    for (size_t t = 0; t < 5; ++t) {
+        if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
+            continue;
+        for (size_t k = 0; k < 70 + sizeof extra / sizeof extra[0]; ++k) {
+            const size_t n = k < 70 ? k + 1 : extra[k - 70];
+            void *data = random_array(types[t], n);
+            for (size_t o = 0; o < 6; ++o)
+                check(ctx, ops[o], types[t], data, n);
+            free(data);
+        }
+    }
+}
+
+static void millions_of_elements_match_reference(void **state)
+{
+    clc_context *ctx = *state;
+    const size_t n = 3000017;
+    for (size_t t = 0; t < 5; ++t) {
+        if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
+            continue;
+        void *data = random_array(types[t], n);
+        for (size_t o = 0; o < 6; ++o)
+            check(ctx, ops[o], types[t], data, n);
+        free(data);
+    }
+}
+
+static void float_sum_is_accurate_where_naive_float_is_not(void **state)
+{
+    clc_context *ctx = *state;
+    /* 0.1f ten million times: a naive float loop ends near 1.09e6; the true value is 999999.98. */
+    const size_t n = 10000000;
+    float *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = 0.1f;
+    clc_reduce_result r;
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, n, &r), CLC_SUCCESS);
+    const double exact = (double)n * (double)0.1f;
+    assert_true(fabs(r.f - exact) <= exact * FLT_EPSILON);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_F32, x, n, &r), CLC_SUCCESS);
+    assert_true(r.f == (double)0.1f);
+    free(x);
+}
+
+static void nan_infinity_and_negative_zero_follow_numpy(void **state)
+{
+    clc_context *ctx = *state;
+    clc_reduce_result r;
+    const float nan_at_3[6] = {5, 1, 7, NAN, 0, NAN};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F32, nan_at_3, 6, &r), 0);
+    assert_true(isnan(r.f));
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MAX, CLC_DTYPE_F32, nan_at_3, 6, &r), 0);
+    assert_true(isnan(r.f));
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMIN, CLC_DTYPE_F32, nan_at_3, 6, &r), 0);
+    assert_int_equal(r.index, 3);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_F32, nan_at_3, 6, &r), 0);
+    assert_int_equal(r.index, 3);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, nan_at_3, 6, &r), 0);
+    assert_true(isnan(r.f));
+    const float inf[4] = {1, INFINITY, 2, 3};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, inf, 4, &r), 0);
+    assert_true(isinf(r.f) && r.f > 0);
+    const float both[3] = {INFINITY, 1, -INFINITY};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, both, 3, &r), 0);
+    assert_true(isnan(r.f));
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_F32, inf, 4, &r), 0);
+    assert_int_equal(r.index, 1);
+    const float nz[2] = {-0.0f, -0.0f};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, nz, 2, &r), 0);
+    assert_true(r.f == 0.0 && signbit(r.f));
+    const float mixed[2] = {0.0f, -0.0f};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F32, mixed, 2, &r), 0);
+    assert_int_equal(r.index, 0); /* equal values: the first */
+    if (has_fp64(ctx)) {
+        const double dn[3] = {1.0, 2.0, NAN};
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMIN, CLC_DTYPE_F64, dn, 3, &r), 0);
+        assert_int_equal(r.index, 2);
+    }
+}
+
+static void ties_return_the_first_index(void **state)
+{
+    clc_context *ctx = *state;
+    /* The extreme value at several places, far apart, so different items find it. */
+    const size_t n = 100000;
+    for (size_t t = 0; t < 5; ++t) {
+        if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
+            continue;
+        unsigned char *p = calloc(n, clc_dtype_size(types[t]));
+        assert_non_null(p);
+        const size_t es = clc_dtype_size(types[t]);
+        const size_t at[3] = {77777, 4242, 99999};
+        for (size_t k = 0; k < 3; ++k) {
+            unsigned char one[8] = {0};
+            if (types[t] == CLC_DTYPE_F32) {
+                float v = 9.0f;
+                memcpy(one, &v, 4);
+            } else if (types[t] == CLC_DTYPE_F64) {
+                double v = 9.0;
+                memcpy(one, &v, 8);
+            } else {
+                one[0] = 9;
+            }
+            memcpy(p + at[k] * es, one, es);
+        }
+        clc_reduce_result r;
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMAX, types[t], p, n, &r), 0);
+        assert_int_equal(r.index, 4242);
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMIN, types[t], p, n, &r), 0);
+        assert_int_equal(r.index, 0);
+        free(p);
+    }
+}
+
+static void results_are_the_same_bits_run_after_run(void **state)
+{
+    clc_context *ctx = *state;
+    const size_t n = 1000003;
+    float *x = random_array(CLC_DTYPE_F32, n);
+    clc_reduce_result first;
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, n, &first), 0);
+    for (int run = 0; run < 10; ++run) {
+        clc_reduce_result again;
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, n, &again), 0);
+        assert_memory_equal(&again.f, &first.f, sizeof first.f);
+    }
+    free(x);
+}
+
+static void device_buffers_at_offsets_and_chained_results(void **state)
+{
+    clc_context *ctx = *state;
+    const size_t n = 50001;
+    int32_t *x = random_array(CLC_DTYPE_I32, n + 7);
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_mem buf = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (n + 7) * 4, x, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    const size_t offsets[] = {0, 4, 28};
+    for (size_t o = 0; o < 3; ++o)
+        for (size_t k = 0; k < 6; ++k) {
+            cl_event done = NULL;
+            clc_status st = clc_reduce_enqueue(ctx, ops[k], CLC_DTYPE_I32, buf, offsets[o], n, res,
+                                               0, NULL, &done);
+            if (st != CLC_SUCCESS)
+                fail_msg("enqueue: %s", clc_last_error());
+            unsigned char words[CLC_REDUCE_RESULT_BYTES];
+            assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), res, CL_TRUE, 0,
+                                                 sizeof words, words, 1, &done, NULL),
+                             CL_SUCCESS);
+            clReleaseEvent(done);
+            clc_reduce_result got, want;
+            assert_int_equal(clc_reduce_decode(ops[k], CLC_DTYPE_I32, words, n, &got), 0);
+            clc__ref_reduce(ops[k], CLC_DTYPE_I32, x + offsets[o] / 4, n, &want, NULL);
+            if (ops[k] == CLC_REDUCE_MEAN)
+                assert_true(fabs(got.f - want.f) <= fabs(want.f) * 1e-12);
+            else
+                assert_int_equal(got.i, want.i);
+            if (ops[k] >= CLC_REDUCE_ARGMIN)
+                assert_int_equal(got.index, want.index);
+        }
+    clReleaseMemObject(res);
+    clReleaseMemObject(buf);
+    free(x);
+}
+
+static void misuse_is_refused(void **state)
+{
+    clc_context *ctx = *state;
+    float x[4] = {1, 2, 3, 4};
+    clc_reduce_result r;
+#define REFUSED(expected, call)                                                                    \
+    do {                                                                                           \
+        assert_int_equal((call), (expected));                                                      \
+        assert_true(strlen(clc_last_error()) > 0);                                                 \
+    } while (0)
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(NULL, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, 4, &r));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, NULL, 4, &r));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, 4, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, 0, &r));
+    assert_non_null(strstr(clc_last_error(), "empty"));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, (clc_reduce_op)0, CLC_DTYPE_F32, x, 4, &r));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, (clc_reduce_op)9, CLC_DTYPE_F32, x, 4, &r));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, CLC_REDUCE_SUM, (clc_dtype)0, x, 4, &r));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, (char *)x + 1, 2, &r));
+    REFUSED(CLC_ERROR_SIZE_OVERFLOW,
+            clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, x, SIZE_MAX / 2, &r));
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_READ_WRITE, 64, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    REFUSED(CLC_ERROR_SIZE_OVERFLOW,
+            clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, buf, 0, 17, buf, 0, NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, buf, 2, 4, buf, 0, NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, buf, 0, 4, NULL, 0, NULL, NULL));
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, buf, 0, 4, buf, 1, NULL, NULL));
+    clReleaseMemObject(buf);
+    unsigned char words[16] = {0};
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT,
+            clc_reduce_decode(CLC_REDUCE_SUM, CLC_DTYPE_F32, words, 0, &r));
+    assert_int_equal(clc_dtype_size(CLC_DTYPE_U8), 1);
+    assert_int_equal(clc_dtype_size((clc_dtype)42), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FIXTURE_TEST(every_op_and_type_matches_reference_for_small_sizes),
+        FIXTURE_TEST(millions_of_elements_match_reference),
+        FIXTURE_TEST(float_sum_is_accurate_where_naive_float_is_not),
+        FIXTURE_TEST(nan_infinity_and_negative_zero_follow_numpy),
+        FIXTURE_TEST(ties_return_the_first_index),
+        FIXTURE_TEST(results_are_the_same_bits_run_after_run),
+        FIXTURE_TEST(device_buffers_at_offsets_and_chained_results),
+        FIXTURE_TEST(misuse_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
