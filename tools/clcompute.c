@@ -16,6 +16,8 @@ static void usage(FILE *out)
                  "                                    convert an image to 8-bit gray\n"
                  "  cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F [...]\n"
                  "                                    depth image to PLY point cloud\n"
+                 "  reduce FILE --op sum|min|max|mean|argmin|argmax [--type T]\n"
+                 "                                    reduce a .npy or raw array\n"
                  "\n"
                  "Device selectors (--device, or the environment variable CLCOMPUTE_DEVICE):\n"
                  "  gpu | cpu | accelerator | P:D | default | part of a platform or device name\n"
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
         return cmd_gray(argc - 1, argv + 1);
     if (strcmp(command, "cloud") == 0)
         return cmd_cloud(argc - 1, argv + 1);
+    if (strcmp(command, "reduce") == 0)
+        return cmd_reduce(argc - 1, argv + 1);
     fprintf(stderr, "clcompute: unknown command '%s'\n\n", command);
     usage(stderr);
     return CLI_EXIT_USAGE;

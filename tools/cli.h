@@ -21,5 +21,6 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
 int cmd_devices(int argc, char **argv);
 int cmd_gray(int argc, char **argv);
 int cmd_cloud(int argc, char **argv);
+int cmd_reduce(int argc, char **argv);
 
 #endif

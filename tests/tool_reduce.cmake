@@ -1,0 +1,44 @@
+cmake_minimum_required(VERSION 3.16)
+# clcompute reduce on .npy and raw files: every result as numpy computes it (data/npy/expected.txt,
+# made by numpy with long-double sums), and clear refusals for files it must not read.
+set(dir "${DATA}/npy")
+file(STRINGS "${dir}/expected.txt" cases)
+set(n 0)
+foreach(line IN LISTS cases)
+  string(REPLACE " " ";" parts "${line}")
+  list(GET parts 0 name)
+  list(GET parts 1 op)
+  list(GET parts 2 want)
+  set(extra "")
+  if(name MATCHES "\\.raw$")
+    set(extra --type f32)
+  endif()
+  execute_process(COMMAND "${TOOL}" reduce "${dir}/${name}" --op ${op} ${extra}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL want)
+    message(FATAL_ERROR "reduce ${name} --op ${op}: exit ${rc}, printed '${out}', numpy says "
+                        "'${want}' ${err}")
+  endif()
+  math(EXPR n "${n} + 1")
+endforeach()
+
+function(refused file expect)
+  execute_process(COMMAND "${TOOL}" reduce "${file}" ${ARGN} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "${expect}" OR NOT out STREQUAL "")
+    message(FATAL_ERROR "reduce ${file} ${ARGN}: exit ${rc}, stdout '${out}', message '${err}', "
+                        "wanted '${expect}'")
+  endif()
+endfunction()
+refused("${dir}/fortran.npy" "Fortran" --op sum)
+refused("${dir}/bigendian.npy" "big-endian" --op sum)
+refused("${dir}/complex.npy" "unsupported dtype" --op sum)
+refused("${dir}/empty.npy" "empty" --op sum)
+refused("${dir}/truncated.npy" "holds .* bytes of data" --op sum)
+refused("${dir}/not_npy.npy" "not a .npy file" --op sum)
+refused("${dir}/not_npy.npy" "not a whole number" --op sum --type f64)
+refused("${dir}" "not a regular file" --op sum)
+refused("${dir}/missing.npy" "No such file" --op sum)
+refused("${dir}/f32_v2.npy" "unknown operation" --op median)
+message(STATUS "tool reduce: ${n} results as numpy's; refusals clear")

@@ -1,0 +1,183 @@
+/* .npy header parser: the dict literal NumPy writes, read strictly. */
+#include "npy.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(error, error_size, __VA_ARGS__);                                                  \
+        return -1;                                                                                 \
+    } while (0)
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        ++p;
+    return p;
+}
+
+/* The value text of key in the dict between p and end, as [*start, *stop). */
+static int find_key(const char *p, const char *end, const char *key, const char **start,
+                    const char **stop)
+{
+    const size_t n = strlen(key);
+    for (const char *q = p; q + n + 2 <= end; ++q) {
+        if ((*q == '\'' || *q == '"') && q[n + 1] == *q && memcmp(q + 1, key, n) == 0) {
+            const char *v = skip_space(q + n + 2, end);
+            if (v >= end || *v != ':')
+                return -1;
+            v = skip_space(v + 1, end);
+            const char *e = v;
+            if (e < end && *e == '(') {
+                while (e < end && *e != ')')
+                    ++e;
+                if (e >= end)
+                    return -1;
+                ++e;
+            } else if (e < end && (*e == '\'' || *e == '"')) {
+                const char quote = *e++;
+                while (e < end && *e != quote)
+                    ++e;
+                if (e >= end)
+                    return -1;
+                ++e;
+            } else {
+                while (e < end && (isalnum((unsigned char)*e) || *e == '_'))
+                    ++e;
+            }
+            *start = v;
+            *stop = e;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
+                       size_t error_size)
+{
+    if (e - v < 4 || (*v != '\'' && *v != '"'))
+        FAIL("'descr' is not a string");
+    const char order = v[1];
+    const size_t len = (size_t)(e - v) - 2;
+    char code[8] = {0};
+    if (len < 2 || len > 6)
+        FAIL("unsupported dtype '%.*s'", (int)len, v + 1);
+    memcpy(code, v + 2, len - 1);
+    if (order == '>')
+        FAIL("big-endian data ('%.*s') is not supported; convert with "
+             "array.astype(array.dtype.newbyteorder('<'))",
+             (int)len, v + 1);
+    if (order != '<' && order != '|')
+        FAIL("unsupported dtype '%.*s'", (int)len, v + 1);
+    static const struct {
+        const char *code;
+        clc_dtype type;
+    } known[] = {{"f4", CLC_DTYPE_F32},
+                 {"f8", CLC_DTYPE_F64},
+                 {"i4", CLC_DTYPE_I32},
+                 {"u4", CLC_DTYPE_U32},
+                 {"u1", CLC_DTYPE_U8}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
+        if (strcmp(code, known[i].code) == 0) {
+            /* Multi-byte types must say their byte order; '|' is for single bytes. */
+            if (order == '|' && known[i].type != CLC_DTYPE_U8)
+                FAIL("dtype '%.*s' has no byte order", (int)len, v + 1);
+            *type = known[i].type;
+            return 0;
+        }
+    }
+    FAIL("unsupported dtype '%.*s' (float32, float64, int32, uint32 and uint8 are)", (int)len,
+         v + 1);
+}
+
+static int parse_shape(const char *v, const char *e, size_t *count, char *error, size_t error_size)
+{
+    if (*v != '(' || e[-1] != ')')
+        FAIL("'shape' is not a tuple");
+    size_t product = 1;
+    const char *p = v + 1;
+    const char *last = e - 1;
+    for (;;) {
+        p = skip_space(p, last);
+        if (p >= last)
+            break;
+        if (!isdigit((unsigned char)*p))
+            FAIL("'shape' holds '%c', not a non-negative integer", *p);
+        size_t d = 0;
+        while (p < last && isdigit((unsigned char)*p)) {
+            const size_t digit = (size_t)(*p - '0');
+            if (d > (SIZE_MAX - digit) / 10)
+                FAIL("a dimension of 'shape' overflows");
+            d = d * 10 + digit;
+            ++p;
+        }
+        if (d != 0 && product > SIZE_MAX / d)
+            FAIL("the product of 'shape' overflows");
+        product *= d;
+        p = skip_space(p, last);
+        if (p < last && *p == ',')
+            ++p;
+        else if (p < last)
+            FAIL("'shape' is malformed near '%c'", *p);
+    }
+    *count = product;
+    return 0;
+}
+
+int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *error,
+              size_t error_size)
+{
+    static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+    if (size < 10 || memcmp(file, magic, 6) != 0)
+        FAIL("not a .npy file (no \\x93NUMPY magic)");
+    const unsigned major = file[6];
+    size_t header_len, prefix;
+    if (major == 1) {
+        header_len = (size_t)file[8] | (size_t)file[9] << 8;
+        prefix = 10;
+    } else if (major == 2 || major == 3) {
+        if (size < 12)
+            FAIL("truncated .npy header");
+        header_len = (size_t)file[8] | (size_t)file[9] << 8 | (size_t)file[10] << 16 |
+                     (size_t)file[11] << 24;
+        prefix = 12;
+    } else {
+        FAIL(".npy format version %u is not supported", major);
+    }
+    if (header_len > size - prefix)
+        FAIL("truncated .npy header: %zu bytes announced, %zu present", header_len, size - prefix);
+    const char *h = (const char *)file + prefix;
+    const char *end = h + header_len;
+    const char *p = skip_space(h, end);
+    const char *close = end;
+    while (close > p && close[-1] != '}')
+        --close;
+    if (p >= end || *p != '{' || close <= p)
+        FAIL("the .npy header is not a dict");
+
+    const char *v, *e;
+    if (find_key(p, close, "descr", &v, &e) != 0)
+        FAIL("the .npy header has no 'descr'");
+    if (parse_descr(v, e, &info->type, error, error_size) != 0)
+        return -1;
+    if (find_key(p, close, "fortran_order", &v, &e) != 0)
+        FAIL("the .npy header has no 'fortran_order'");
+    if ((size_t)(e - v) == 4 && memcmp(v, "True", 4) == 0)
+        FAIL("Fortran-order arrays are not supported; save with numpy.ascontiguousarray");
+    if ((size_t)(e - v) != 5 || memcmp(v, "False", 5) != 0)
+        FAIL("'fortran_order' is neither True nor False");
+    if (find_key(p, close, "shape", &v, &e) != 0)
+        FAIL("the .npy header has no 'shape'");
+    if (parse_shape(v, e, &info->count, error, error_size) != 0)
+        return -1;
+    info->data_offset = prefix + header_len;
+    const size_t esize = clc_dtype_size(info->type);
+    if (info->count > (size - info->data_offset) / esize)
+        FAIL("the file holds %zu bytes of data; the shape needs %zu elements of %zu bytes",
+             size - info->data_offset, info->count, esize);
+    return 0;
+}
