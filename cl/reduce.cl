@@ -1,6 +1,7 @@
 /* Reductions: sum, min, max (mean is a sum), argmin, argmax, in two stages.
  *
- * Build options: -DT=<element type> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned> and
+ * Build options: -DT=<element type> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned>,
+ * -DMASK=<the signed integer type of T's size, what vector comparisons of T return> and
  * -DOP=<1 sum, 2 min, 3 max, 4 argmin, 5 argmax>.
  *
  * Stage 1: work-group g of l items reduces its elements into partial[g]; stage 2: one work-group
@@ -44,8 +45,10 @@ typedef float2 ACC; /* sum, compensation */
 #elif KIND == 2
 typedef double2 ACC;
 #elif KIND == 3
+#define ACCN long
 typedef long ACC;
 #else
+#define ACCN ulong
 typedef ulong ACC;
 #endif
 #else
@@ -186,6 +189,75 @@ inline acc_t reduce_local(acc_t a, __local acc_t *scratch, uint lid, uint l)
     return scratch[0];
 }
 
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define TV CAT(T, 16)
+
+/* x[begin..end) by one item in 16 lanes (lane k takes every 16th element from begin + k), so
+ * CPU compilers emit vector code and a float sum has 16 independent Kahan chains instead of one
+ * long dependency; the lanes are then combined in lane order and the tail folded in, all in a
+ * fixed order. */
+inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
+{
+    acc_t a = identity();
+    const ulong vend = begin + (end - begin) / 16 * 16;
+    if (vend > begin) {
+#if OP == SUM && KIND <= 2
+        TV s = (TV)(-0.0), c = (TV)(0.0);
+        for (ulong i = begin; i < vend; i += 16) {
+            const TV y = vload16(0, x + i) - c;
+            const TV t = s + y;
+            c = select((TV)(0.0), (t - s) - y, isfinite(t));
+            s = t;
+        }
+        T sl[16], cl[16];
+        vstore16(s, 0, sl);
+        vstore16(c, 0, cl);
+        for (int k = 0; k < 16; ++k)
+            a.v = add2(a.v, (ACC)(sl[k], cl[k]));
+#elif OP == SUM
+        CAT(ACCN, 16) s = (CAT(ACCN, 16))(0);
+        for (ulong i = begin; i < vend; i += 16)
+            s += CAT(convert_, CAT(ACCN, 16))(vload16(0, x + i));
+        ACC sl[16];
+        vstore16(s, 0, sl);
+        for (int k = 0; k < 16; ++k)
+            a.v += sl[k];
+#else
+        const ulong16 lanes = (ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        TV best = vload16(0, x + begin);
+        ulong16 where = (ulong16)(begin) + lanes;
+        for (ulong i = begin + 16; i < vend; i += 16) {
+            const TV v = vload16(0, x + i);
+#if OP == MIN || OP == ARGMIN
+            CAT(MASK, 16) take = v < best;
+#else
+            CAT(MASK, 16) take = v > best;
+#endif
+#if KIND <= 2
+            /* A NaN lane keeps its first NaN; a new NaN replaces a number. */
+            take = (take | isnan(v)) & ~isnan(best);
+#endif
+            best = select(best, v, take);
+            where = select(where, (ulong16)(i) + lanes, CAT(convert_, long16)(take));
+        }
+        T bl[16];
+        ulong wl[16];
+        vstore16(best, 0, bl);
+        vstore16(where, 0, wl);
+        for (int k = 0; k < 16; ++k) {
+            acc_t lane;
+            lane.v = bl[k];
+            lane.i = wl[k];
+            a = combine(a, lane);
+        }
+#endif
+    }
+    for (ulong i = vend; i < end; ++i)
+        a = fold(a, x[i], i);
+    return a;
+}
+
 /* Stage 1: x[0..n) into partials (two words a group). */
 __kernel void reduce_stage1(const __global T *restrict x, const ulong n,
                             __global ulong *restrict partials, __local acc_t *scratch)
@@ -196,9 +268,7 @@ __kernel void reduce_stage1(const __global T *restrict x, const ulong n,
     if (l == 1) {
         const ulong chunk = (n + groups - 1) / groups;
         const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
-        for (ulong i = begin; i < end; ++i)
-            a = fold(a, x[i], i);
-        store(partials + 2 * g, a);
+        store(partials + 2 * g, fold_chunk(x, begin, end));
         return;
     }
     const ulong stride = groups * l;

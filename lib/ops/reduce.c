@@ -48,10 +48,12 @@ static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t si
 {
     static const char *const types[] = {"", "float", "double", "int", "uint", "uchar"};
     static const int kinds[] = {0, 1, 2, 3, 4, 4};
+    static const char *const masks[] = {"", "int", "long", "int", "int", "char"};
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
-    snprintf(buf, size, "-DT=%s -DKIND=%d -DOP=%d", types[type], kinds[type], kernel_op);
+    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d", types[type], kinds[type],
+             masks[type], kernel_op);
 }
 
 /* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
