@@ -258,66 +258,6 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
     return a;
 }
 
-#define TV4 CAT(T, 4)
-
-/* The GPU shape: item `first` of `stride` items folds the 4-element groups first, first + stride,
- * ... of x, in 4 lanes: 16-byte loads keep enough bytes in flight to reach the memory limit, and
- * the lanes are combined in lane order. The n % 4 trailing elements are folded by item 0. */
-inline acc_t fold_strided4(const __global T *restrict x, ulong n, ulong first, ulong stride)
-{
-    acc_t a = identity();
-    const ulong quads = n / 4;
-    if (first < quads) {
-#if OP == SUM && KIND <= 2
-        TV4 s = (TV4)(-0.0), c = (TV4)(0.0);
-        for (ulong q = first; q < quads; q += stride) {
-            const TV4 y = vload4(q, x) - c;
-            const TV4 t = s + y;
-            c = select((TV4)(0.0), (t - s) - y, isfinite(t));
-            s = t;
-        }
-        a.v = add2(add2(add2(add2(a.v, (ACC)(s.x, c.x)), (ACC)(s.y, c.y)), (ACC)(s.z, c.z)),
-                   (ACC)(s.w, c.w));
-#elif OP == SUM
-        CAT(ACCN, 4) s = (CAT(ACCN, 4))(0);
-        for (ulong q = first; q < quads; q += stride)
-            s += CAT(convert_, CAT(ACCN, 4))(vload4(q, x));
-        a.v = ((s.x + s.y) + s.z) + s.w;
-#else
-        const ulong4 lanes = (ulong4)(0, 1, 2, 3);
-        TV4 best = vload4(first, x);
-        ulong4 where = (ulong4)(4 * first) + lanes;
-        for (ulong q = first + stride; q < quads; q += stride) {
-            const TV4 v = vload4(q, x);
-#if OP == MIN || OP == ARGMIN
-            CAT(MASK, 4) take = v < best;
-#else
-            CAT(MASK, 4) take = v > best;
-#endif
-#if KIND <= 2
-            take = (take | isnan(v)) & ~isnan(best);
-#endif
-            best = select(best, v, take);
-            where = select(where, (ulong4)(4 * q) + lanes, CAT(convert_, long4)(take));
-        }
-        T bl[4];
-        ulong wl[4];
-        vstore4(best, 0, bl);
-        vstore4(where, 0, wl);
-        for (int k = 0; k < 4; ++k) {
-            acc_t lane;
-            lane.v = bl[k];
-            lane.i = wl[k];
-            a = combine(a, lane);
-        }
-#endif
-    }
-    if (first == 0)
-        for (ulong i = quads * 4; i < n; ++i)
-            a = fold(a, x[i], i);
-    return a;
-}
-
 /* Stage 1: x[0..n) into partials (two words a group). */
 __kernel void reduce_stage1(const __global T *restrict x, const ulong n,
                             __global ulong *restrict partials, __local acc_t *scratch)
@@ -331,7 +271,9 @@ __kernel void reduce_stage1(const __global T *restrict x, const ulong n,
         store(partials + 2 * g, fold_chunk(x, begin, end));
         return;
     }
-    a = fold_strided4(x, n, g * l + lid, groups * l);
+    const ulong stride = groups * l;
+    for (ulong i = g * l + lid; i < n; i += stride)
+        a = fold(a, x[i], i);
     a = reduce_local(a, scratch, lid, l);
     if (lid == 0)
         store(partials + 2 * g, a);
