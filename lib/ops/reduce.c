@@ -52,8 +52,8 @@ static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t si
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
-    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d", types[type], kinds[type],
-             masks[type], kernel_op);
+    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d", types[type], kinds[type], masks[type],
+             kernel_op);
 }
 
 /* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
