@@ -420,7 +420,6 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
 /* Host memory in and out of the conversion: in place on host-unified devices, copies elsewhere.
  * Output buffers are created only once the number of points is known to fit. */
 typedef struct host_io {
-    int in_place;
     cl_mem depth, color, points, colors;
 } host_io;
 
@@ -432,43 +431,6 @@ static void host_io_release(host_io *io)
             clReleaseMemObject(*all[i]);
         *all[i] = NULL;
     }
-}
-
-static cl_mem input_buffer(clc_context *ctx, int in_place, const void *data, size_t bytes,
-                           cl_int *err)
-{
-    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
-                              bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
-    if (*err == CL_SUCCESS && !in_place) {
-        *err = clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
-        if (*err != CL_SUCCESS) {
-            clReleaseMemObject(m);
-            m = NULL;
-        }
-    }
-    return m;
-}
-
-static cl_mem output_buffer(clc_context *ctx, int in_place, void *data, size_t bytes, cl_int *err)
-{
-    return clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
-                          bytes, in_place ? data : NULL, err);
-}
-
-/* Brings `bytes` of an output buffer into the caller's memory. */
-static cl_int output_sync(clc_context *ctx, int in_place, cl_mem m, void *data, size_t bytes)
-{
-    if (!bytes)
-        return CL_SUCCESS;
-    if (!in_place)
-        return clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
-    /* Mapping is what makes a device's writes visible in host memory it was given. */
-    cl_int err = CL_SUCCESS;
-    void *p =
-        clEnqueueMapBuffer(ctx->queue, m, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &err);
-    if (err == CL_SUCCESS)
-        err = clEnqueueUnmapMemObject(ctx->queue, m, p, 0, NULL, NULL);
-    return err;
 }
 
 clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
@@ -507,7 +469,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     }
 
     const char *opts = build_options(depth->format);
-    host_io io = {ctx->info.unified_memory, NULL, NULL, NULL, NULL};
+    host_io io = {NULL, NULL, NULL, NULL};
     dense_scratch scratch = {0};
     cloud_shape shape;
     cl_int err = CL_SUCCESS;
@@ -520,9 +482,9 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (st != CLC_SUCCESS)
         return st;
 
-    io.depth = input_buffer(ctx, io.in_place, depth_data, plan.depth_bytes, &err);
+    io.depth = clc__host_input(ctx, depth_data, plan.depth_bytes, &err);
     if (err == CL_SUCCESS && plan.has_color)
-        io.color = input_buffer(ctx, io.in_place, color_data, plan.color_bytes, &err);
+        io.color = clc__host_input(ctx, color_data, plan.color_bytes, &err);
     if (err != CL_SUCCESS) {
         host_io_release(&io);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
@@ -552,9 +514,9 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     /* Output buffers cover what may be written: every sample, or the counted total. */
     const size_t room = total < capacity ? total : capacity;
     if (st == CLC_SUCCESS && room > 0) {
-        io.points = output_buffer(ctx, io.in_place, points, room * 12, &err);
+        io.points = clc__host_output(ctx, points, room * 12, &err);
         if (err == CL_SUCCESS && plan.has_color)
-            io.colors = output_buffer(ctx, io.in_place, colors, room * 3, &err);
+            io.colors = clc__host_output(ctx, colors, room * 3, &err);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "clCreateBuffer(cloud output)");
         if (st == CLC_SUCCESS)
@@ -570,9 +532,9 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
         total = n;
     }
     if (st == CLC_SUCCESS && total > 0) {
-        err = output_sync(ctx, io.in_place, io.points, points, total * 12);
+        err = clc__host_sync(ctx, io.points, points, total * 12);
         if (err == CL_SUCCESS && plan.has_color)
-            err = output_sync(ctx, io.in_place, io.colors, colors, total * 3);
+            err = clc__host_sync(ctx, io.colors, colors, total * 3);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "reading the cloud back");
     }

@@ -216,7 +216,6 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
     /* Devices that share host memory work on the caller's memory in place; others get device
      * buffers and explicit copies. */
     const int in_place = ctx->info.unified_memory;
-    const cl_mem_flags host = in_place ? CL_MEM_USE_HOST_PTR : 0;
     /* A device-side destination holds whole rows: some drivers (NVIDIA) bound-check a rectangle
      * read by height * pitch, not by the last byte it touches. */
     const size_t padding = plan.dst_pitch - dst->width * clc_pixel_size(dst->format);
@@ -224,12 +223,10 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_gray: destination too large");
     const size_t dst_alloc = in_place ? plan.dst_bytes : plan.dst_bytes + padding;
     cl_int err = CL_SUCCESS;
-    cl_mem src_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | host, plan.src_bytes,
-                                    in_place ? (void *)(uintptr_t)src_data : NULL, &err);
+    cl_mem src_buf = clc__host_input(ctx, src_data, plan.src_bytes, &err);
     if (err != CL_SUCCESS)
-        return clc__cl_fail(ctx, err, "clCreateBuffer(gray source)");
-    cl_mem dst_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | host, dst_alloc,
-                                    in_place ? dst_data : NULL, &err);
+        return clc__cl_fail(ctx, err, "preparing the gray source");
+    cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
     if (err != CL_SUCCESS) {
         clReleaseMemObject(src_buf);
         return clc__cl_fail(ctx, err, "clCreateBuffer(gray destination)");
@@ -237,27 +234,14 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
     int aligned = aligned16(0, plan.src_pitch, 0, plan.dst_pitch);
     if (in_place)
         aligned = aligned && aligned16((uintptr_t)src_data, 0, (uintptr_t)dst_data, 0);
-    if (!in_place) {
-        err = clEnqueueWriteBuffer(ctx->queue, src_buf, CL_FALSE, 0, plan.src_bytes, src_data, 0,
-                                   NULL, NULL);
+    st = launch(ctx, &plan, src, src_buf, 0, dst_buf, 0, aligned, 0, NULL, NULL);
+    if (st == CLC_SUCCESS) {
+        /* Off the device only the pixels of each row come back, never the pitch padding. */
+        err = in_place
+                  ? clc__host_sync(ctx, dst_buf, dst_data, plan.dst_bytes)
+                  : read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, plan.dst_bytes, dst_data);
         if (err != CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "clEnqueueWriteBuffer(gray source)");
-    }
-    if (st == CLC_SUCCESS)
-        st = launch(ctx, &plan, src, src_buf, 0, dst_buf, 0, aligned, 0, NULL, NULL);
-    if (st == CLC_SUCCESS && in_place) {
-        /* Mapping is what makes the device's writes visible in the caller's memory. */
-        void *p = clEnqueueMapBuffer(ctx->queue, dst_buf, CL_TRUE, CL_MAP_READ, 0, plan.dst_bytes,
-                                     0, NULL, NULL, &err);
-        if (err != CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "clEnqueueMapBuffer(gray destination)");
-        else if ((err = clEnqueueUnmapMemObject(ctx->queue, dst_buf, p, 0, NULL, NULL)) !=
-                 CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "clEnqueueUnmapMemObject(gray destination)");
-    } else if (st == CLC_SUCCESS) {
-        err = read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, plan.dst_bytes, dst_data);
-        if (err != CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(gray destination)");
+            st = clc__cl_fail(ctx, err, "reading the gray destination back");
     }
     /* The caller's memory must not be in use once we return, whatever happened. */
     err = clFinish(ctx->queue);

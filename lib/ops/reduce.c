@@ -277,23 +277,15 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_reduce: data is not aligned to its %zu-byte elements",
                          clc_dtype_size(type));
-    const int in_place = ctx->info.unified_memory;
     cl_int err = CL_SUCCESS;
-    cl_mem input =
-        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0), bytes,
-                       in_place ? (void *)(uintptr_t)data : NULL, &err);
+    cl_mem input = clc__host_input(ctx, data, bytes, &err);
     if (err != CL_SUCCESS)
-        return clc__cl_fail(ctx, err, "clCreateBuffer(reduction input)");
+        return clc__cl_fail(ctx, err, "preparing the reduction input");
     cl_mem out =
         clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     if (err != CL_SUCCESS) {
         clReleaseMemObject(input);
         return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
-    }
-    if (!in_place) {
-        err = clEnqueueWriteBuffer(ctx->queue, input, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "clEnqueueWriteBuffer(reduction input)");
     }
     unsigned char words[CLC_REDUCE_RESULT_BYTES];
     if (st == CLC_SUCCESS)

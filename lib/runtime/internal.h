@@ -136,6 +136,16 @@ typedef struct clc_arg {
         sizeof(x), &(x)                                                                            \
     }
 
+/* Host memory as a buffer: on devices that share host memory the caller's memory itself
+ * (CL_MEM_USE_HOST_PTR, no copy); elsewhere a device buffer, filled by a non-blocking write for
+ * an input. NULL with *err set on failure. */
+cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err);
+cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err);
+
+/* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
+ * and unmap in place, a blocking read otherwise. */
+cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);
+
 /* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,
                          const clc_arg *args, size_t count);
