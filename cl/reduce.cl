@@ -1,6 +1,7 @@
 /* Reductions: sum, min, max (mean is a sum), argmin, argmax, in two stages.
  *
  * Build options: -DT=<element type> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned>,
+ * -DVW=<elements in 16 bytes: 2, 4 or 16>,
  * -DMASK=<the signed integer type of T's size, what vector comparisons of T return> and
  * -DOP=<1 sum, 2 min, 3 max, 4 argmin, 5 argmax>.
  *
@@ -258,10 +259,131 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
     return a;
 }
 
-/* Stage 1: x[0..n) into partials (two words a group). */
-__kernel void reduce_stage1(const __global T *restrict x, const ulong n,
+#define TW CAT(T, VW)
+#define UW CAT(ulong, VW)
+#define VSTORE CAT(vstore, VW)
+
+/* The GPU shape: item `first` of `stride` items folds the VW-element groups ("quads") first,
+ * first + stride, ... of x in VW lanes. A load is one aligned 16-byte vector (VW = 16 /
+ * sizeof(T)) and two are issued before either is folded: at one 4-byte load per item an H200
+ * keeps too few bytes in flight and stops at a third of its bandwidth, and vloadn from a pointer
+ * only known to be element-aligned compiles to element loads there. So the quads start at the
+ * first 16-byte boundary; the elements before it (the head) and the n % VW after the last quad
+ * are folded by item 0. Each lane folds its elements in increasing order and the lanes are
+ * combined in lane order, so the result is fixed by n, the shape and x's alignment. */
+inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ulong stride)
+{
+    acc_t a = identity();
+    const ulong head = min(n, (ulong)((16 - ((size_t)x & 15)) & 15) / (ulong)sizeof(T));
+    const __global TW *restrict xv = (const __global TW *)(x + head);
+    const ulong quads = (n - head) / VW;
+    if (first == 0)
+        for (ulong i = 0; i < head; ++i)
+            a = fold(a, x[i], i);
+    ulong q = first;
+    if (first < quads) {
+#if OP == SUM && KIND <= 2
+        TW s = (TW)(-0.0), c = (TW)(0.0);
+#define STEP(v, q)                                                                                 \
+    do {                                                                                           \
+        const TW y = (v)-c;                                                                        \
+        const TW t = s + y;                                                                        \
+        c = select((TW)(0.0), (t - s) - y, isfinite(t));                                           \
+        s = t;                                                                                     \
+    } while (0)
+#elif OP == SUM && VW == 16
+        /* Bytes: each 32-bit word of a load splits into two 16-bit pair sums (SWAR), flushed to
+         * 64 bits every 32 steps, before a 16-bit counter could overflow (32 * 2 * 255) and
+         * often enough that the tests reach it. Widening every byte to 64 bits made this loop
+         * compute-bound on the H200 (38% of its bandwidth). */
+        ulong4 s = (ulong4)(0);
+        uint4 t = (uint4)(0);
+        uint pending = 0;
+#define STEP(v, q)                                                                                 \
+    do {                                                                                           \
+        const uint4 w = as_uint4(v);                                                               \
+        t += (w & 0x00FF00FFu) + ((w >> 8) & 0x00FF00FFu);                                         \
+        if (++pending == 32u) {                                                                    \
+            s += convert_ulong4((t & 0xFFFFu) + (t >> 16));                                        \
+            t = (uint4)(0);                                                                        \
+            pending = 0;                                                                           \
+        }                                                                                          \
+    } while (0)
+#elif OP == SUM
+        CAT(ACCN, VW) s = (CAT(ACCN, VW))(0);
+#define STEP(v, q) (s += CAT(convert_, CAT(ACCN, VW))(v))
+#else
+        TW best = xv[first];
+        UW where = (UW)(first); /* the quad each lane's best came from */
+#if KIND <= 2
+        /* A NaN lane keeps its first NaN; a new NaN replaces a number. */
+#define NAN_RULE(take, v) take = ((take) | isnan(v)) & ~isnan(best)
+#else
+#define NAN_RULE(take, v)
+#endif
+#if OP == MIN || OP == ARGMIN
+#define BETTER(v) ((v) < best)
+#else
+#define BETTER(v) ((v) > best)
+#endif
+#define STEP(v, q)                                                                                 \
+    do {                                                                                           \
+        const TW v_ = (v);                                                                         \
+        CAT(MASK, VW) take = BETTER(v_);                                                           \
+        NAN_RULE(take, v_);                                                                        \
+        best = select(best, v_, take);                                                             \
+        where = select(where, (UW)(q), CAT(convert_, CAT(long, VW))(take));                        \
+    } while (0)
+        q += stride;
+#endif
+        for (; q + stride < quads; q += 2 * stride) {
+            const TW v0 = xv[q], v1 = xv[q + stride];
+            STEP(v0, q);
+            STEP(v1, q + stride);
+        }
+        if (q < quads)
+            STEP(xv[q], q);
+#undef STEP
+#if OP == SUM && KIND <= 2
+        T sl[VW], cl[VW];
+        VSTORE(s, 0, sl);
+        VSTORE(c, 0, cl);
+        for (int k = 0; k < VW; ++k)
+            a.v = add2(a.v, (ACC)(sl[k], cl[k]));
+#elif OP == SUM
+#if VW == 16
+        s += convert_ulong4((t & 0xFFFFu) + (t >> 16));
+        a.v += ((s.x + s.y) + s.z) + s.w;
+#else
+        ACC sl[VW];
+        VSTORE(s, 0, sl);
+        for (int k = 0; k < VW; ++k)
+            a.v += sl[k];
+#endif
+#else
+        T bl[VW];
+        ulong wl[VW];
+        VSTORE(best, 0, bl);
+        VSTORE(where, 0, wl);
+        for (int k = 0; k < VW; ++k) {
+            acc_t lane;
+            lane.v = bl[k];
+            lane.i = head + VW * wl[k] + (ulong)k;
+            a = combine(a, lane);
+        }
+#endif
+    }
+    if (first == 0)
+        for (ulong i = head + quads * VW; i < n; ++i)
+            a = fold(a, x[i], i);
+    return a;
+}
+
+/* Stage 1: x = base[offset..offset + n) into partials (two words a group). */
+__kernel void reduce_stage1(const __global T *restrict base, const ulong offset, const ulong n,
                             __global ulong *restrict partials, __local acc_t *scratch)
 {
+    const __global T *restrict x = base + offset;
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     acc_t a = identity();
@@ -271,9 +393,7 @@ __kernel void reduce_stage1(const __global T *restrict x, const ulong n,
         store(partials + 2 * g, fold_chunk(x, begin, end));
         return;
     }
-    const ulong stride = groups * l;
-    for (ulong i = g * l + lid; i < n; i += stride)
-        a = fold(a, x[i], i);
+    a = fold_strided(x, n, g * l + lid, groups * l);
     a = reduce_local(a, scratch, lid, l);
     if (lid == 0)
         store(partials + 2 * g, a);

@@ -57,13 +57,12 @@ static int has_fp64(clc_context *ctx)
 
 /* One reduction against the reference: exact for integers and comparisons, within the bound
  * for float sums and means. */
-static void check(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data, size_t n)
+/* got against the long-double reference over data[0..n). */
+static void check_result(clc_reduce_op op, clc_dtype type, const void *data, size_t n,
+                         clc_reduce_result got)
 {
-    clc_reduce_result got, want;
+    clc_reduce_result want;
     long double abs_sum = 0;
-    clc_status st = clc_reduce(ctx, op, type, data, n, &got);
-    if (st != CLC_SUCCESS)
-        fail_msg("clc_reduce(op %d, type %d, n %zu): %s", op, type, n, clc_last_error());
     clc__ref_reduce(op, type, data, n, &want,
                     op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN ? &abs_sum : NULL);
     const int is_float = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
@@ -94,6 +93,15 @@ static void check(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void
         assert_int_equal(got.i, want.i);
     else
         assert_int_equal(got.u, want.u);
+}
+
+static void check(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data, size_t n)
+{
+    clc_reduce_result got;
+    clc_status st = clc_reduce(ctx, op, type, data, n, &got);
+    if (st != CLC_SUCCESS)
+        fail_msg("clc_reduce(op %d, type %d, n %zu): %s", op, type, n, clc_last_error());
+    check_result(op, type, data, n, got);
 }
 
 static void every_op_and_type_matches_reference_for_sizes_1_to_4097(void **state)
@@ -267,6 +275,46 @@ static void device_buffers_at_offsets_and_chained_results(void **state)
     free(x);
 }
 
+/* The GPU shape loads aligned 16-byte vectors and folds the elements before the first boundary
+ * apart: every element offset within 16 bytes, for every type and op, on a device buffer. */
+static void every_alignment_of_a_device_buffer(void **state)
+{
+    clc_context *ctx = *state;
+    const size_t n = 300007;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    cl_int err = CL_SUCCESS;
+    cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    for (size_t t = 0; t < 5; ++t) {
+        if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
+            continue;
+        const size_t esize = clc_dtype_size(types[t]), lanes = 16 / esize;
+        unsigned char *x = random_array(types[t], n + lanes);
+        cl_mem buf = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    (n + lanes) * esize, x, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        for (size_t first = 0; first < lanes; ++first)
+            for (size_t o = 0; o < 6; ++o) {
+                cl_event done = NULL;
+                if (clc_reduce_enqueue(ctx, ops[o], types[t], buf, first * esize, n, res, 0, NULL,
+                                       &done) != CLC_SUCCESS)
+                    fail_msg("type %d offset %zu: %s", types[t], first, clc_last_error());
+                unsigned char words[CLC_REDUCE_RESULT_BYTES];
+                assert_int_equal(
+                    clEnqueueReadBuffer(q, res, CL_TRUE, 0, sizeof words, words, 1, &done, NULL),
+                    CL_SUCCESS);
+                clReleaseEvent(done);
+                clc_reduce_result got;
+                assert_int_equal(clc_reduce_decode(ops[o], types[t], words, n, &got), 0);
+                check_result(ops[o], types[t], x + first * esize, n, got);
+            }
+        clReleaseMemObject(buf);
+        free(x);
+    }
+    clReleaseMemObject(res);
+}
+
 static void misuse_is_refused(void **state)
 {
     clc_context *ctx = *state;
@@ -319,6 +367,7 @@ int main(void)
         FIXTURE_TEST(ties_return_the_first_index),
         FIXTURE_TEST(results_are_the_same_bits_run_after_run),
         FIXTURE_TEST(device_buffers_at_offsets_and_chained_results),
+        FIXTURE_TEST(every_alignment_of_a_device_buffer),
         FIXTURE_TEST(misuse_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,8 +52,8 @@ static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t si
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
-    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d", types[type], kinds[type], masks[type],
-             kernel_op);
+    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d -DVW=%zu", types[type], kinds[type],
+             masks[type], kernel_op, 16 / clc_dtype_size(type));
 }
 
 /* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
@@ -144,24 +144,10 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         local2 = pow2_floor(local2);
     }
 
-    /* The kernel indexes from 0: a sub-buffer would need the device's alignment, so an offset
-     * input is reached through a region copy only when it is not at 0. */
-    if (offset == 0) {
-        input = buffer;
-        err = clRetainMemObject(buffer);
-    } else {
-        cl_buffer_region region = {offset, count * esize};
-        input = clCreateSubBuffer(buffer, CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &region,
-                                  &err);
-        if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET) {
-            input = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, count * esize, NULL, &err);
-            if (err == CL_SUCCESS)
-                err = clEnqueueCopyBuffer(ctx->queue, buffer, input, offset, 0, count * esize,
-                                          num_events_in_wait_list, event_wait_list, NULL);
-            num_events_in_wait_list = 0;
-            event_wait_list = NULL;
-        }
-    }
+    /* The offset goes to the kernel, which aligns its vector loads itself: a sub-buffer would
+     * need the device's base alignment, and a copy would cost a pass over the input. */
+    input = buffer;
+    err = clRetainMemObject(buffer);
     if (err != CL_SUCCESS) {
         st = clc__cl_fail(ctx, err, "preparing the reduction input");
         goto done;
@@ -173,10 +159,12 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     }
     const cl_ulong n = count;
     const cl_uint ngroups = (cl_uint)groups;
-    const clc_arg a1[] = {CLC_ARG(input), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
+    const cl_ulong first = offset / esize;
+    const clc_arg a1[] = {
+        CLC_ARG(input), CLC_ARG(first), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
     const clc_arg a2[] = {
         CLC_ARG(partials), CLC_ARG(ngroups), CLC_ARG(result), {local2 * ACC_BYTES, NULL}};
-    st = clc__set_args(ctx, k1, "reduce_stage1", a1, 4);
+    st = clc__set_args(ctx, k1, "reduce_stage1", a1, 5);
     if (st == CLC_SUCCESS)
         st = clc__set_args(ctx, k2, "reduce_stage2", a2, 4);
     if (st != CLC_SUCCESS)
