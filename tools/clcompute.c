@@ -18,6 +18,9 @@ static void usage(FILE *out)
                  "                                    depth image to PLY point cloud\n"
                  "  reduce FILE --op sum|min|max|mean|argmin|argmax [--type T]\n"
                  "                                    reduce a .npy or raw array\n"
+                 "  bench [--kernels LIST] [--quick] [--json] [--device SEL]\n"
+                 "                                    measure every kernel against the device's\n"
+                 "                                    copy bandwidth and the serial C reference\n"
                  "\n"
                  "Device selectors (--device, or the environment variable CLCOMPUTE_DEVICE):\n"
                  "  gpu | cpu | accelerator | P:D | default | part of a platform or device name\n"
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
         return cmd_cloud(argc - 1, argv + 1);
     if (strcmp(command, "reduce") == 0)
         return cmd_reduce(argc - 1, argv + 1);
+    if (strcmp(command, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "clcompute: unknown command '%s'\n\n", command);
     usage(stderr);
     return CLI_EXIT_USAGE;

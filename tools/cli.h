@@ -22,5 +22,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_gray(int argc, char **argv);
 int cmd_cloud(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -1,0 +1,62 @@
+/* The benchmark suite behind `clcompute bench`: one measurement per kernel, variant and size,
+ * each compared with the serial C reference and checked against it. Uses the public API only,
+ * plus the references of lib/ref and numpy-style loops for the reductions. */
+#ifndef CLCOMPUTE_BENCH_SUITE_H
+#define CLCOMPUTE_BENCH_SUITE_H
+
+#include <stddef.h>
+
+#include <clcompute/clcompute.h>
+
+/* One line of results. Times are medians in seconds; 0 means "not measured". */
+typedef struct bench_row {
+    const char *kernel; /* "gray", "cloud", "reduce" */
+    char variant[32];   /* "RGB8", "dense", "sum f32" */
+    char size[32];      /* "3840x2160", "64Mi" */
+    double bytes;       /* bytes a call reads plus writes, as each kernel documents */
+    double items;       /* pixels or elements of a call */
+    double device_s;    /* on device buffers, from event timestamps */
+    double h2h_s;       /* the host-pointer call, transfers included */
+    double serial_s;    /* serial C reference */
+    char status[200];   /* "" when measured and checked, else "skipped: ..." or "failed: ..." */
+} bench_row;
+
+typedef struct bench_config {
+    int repeats; /* timed runs after a warm-up; the median is kept */
+} bench_config;
+
+/* Wall-clock seconds. */
+double bench_now(void);
+
+/* Median of v[0..n) (sorts v). */
+double bench_median(double *v, size_t n);
+
+/* Device time from a marker's completion to an event's end, or from the event's start when
+ * before is NULL (one kernel); wall time since t0 when the events carry no timestamps. A marker
+ * enqueued on an idle queue completes when the next command may start, so multi-pass calls are
+ * timed from it. */
+double bench_span_seconds(cl_event before, cl_event after, double t0);
+
+/* A device buffer of `bytes`, holding a copy of data unless it is NULL; NULL after writing why
+ * in row->status. */
+cl_mem bench_buffer(clc_context *ctx, const void *data, size_t bytes, bench_row *row);
+
+/* RGB8 or BGRA8 to GRAY8, w x h. Bytes: the input pixel plus one output byte. */
+int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
+               clc_pixel_format format, bench_row *row);
+
+/* DEPTH_U16 w x h (85% valid) to points. Bytes: 2 read a pixel plus 12 written a point. */
+int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h,
+                clc_cloud_layout layout, bench_row *row);
+
+/* Reduction of n random elements. Bytes: the input. */
+int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op, clc_dtype type,
+                 size_t n, bench_row *row);
+
+/* First call of a kernel family in a new context, with an empty disk cache (cold) and with the
+ * entry the cold run stored (warm), in milliseconds; context creation is not counted. The cache
+ * lives in a temporary directory removed afterwards. Returns 0 on success. */
+int bench_first_call(const char *device, const char *kernel, double *cold_ms, double *warm_ms,
+                     char *error, size_t error_size);
+
+#endif

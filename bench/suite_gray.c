@@ -1,0 +1,103 @@
+/* Gray conversion: kernel on device buffers (event profiling), host-to-host through clc_gray,
+ * and the serial reference of lib/ref; results must equal the reference bit for bit. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+#include "suite.h"
+
+/* Kernel-only median on device buffers holding the input; -1 after filling why. */
+static double kernel_seconds(clc_context *ctx, const clc_image_desc *src, const uint8_t *in,
+                             const clc_image_desc *dst, double *t, int repeats, bench_row *row)
+{
+    const size_t in_bytes = src->width * src->height * clc_pixel_size(src->format);
+    cl_mem a = bench_buffer(ctx, in, in_bytes, row);
+    cl_mem b = a ? bench_buffer(ctx, NULL, dst->width * dst->height, row) : NULL;
+    clc_status st = b ? CLC_SUCCESS : CLC_ERROR_OUT_OF_RESOURCES;
+    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
+        cl_event before = NULL, after = NULL; /* one kernel: its own start to end */
+        const double t0 = bench_now();
+        st = clc_gray_enqueue(ctx, src, a, 0, dst, b, 0, NULL, 0, NULL, &after);
+        if (st == CLC_SUCCESS) {
+            clWaitForEvents(1, &after);
+            if (r >= 0)
+                t[r] = bench_span_seconds(before, after, t0);
+        } else {
+            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
+        }
+        if (before)
+            clReleaseEvent(before);
+        if (after)
+            clReleaseEvent(after);
+    }
+    if (b)
+        clReleaseMemObject(b);
+    if (a)
+        clReleaseMemObject(a);
+    return st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+}
+
+int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
+               clc_pixel_format format, bench_row *row)
+{
+    const int repeats = config->repeats;
+    const size_t bpp = clc_pixel_size(format);
+    const size_t px = w * h;
+    memset(row, 0, sizeof *row);
+    row->kernel = "gray";
+    snprintf(row->variant, sizeof row->variant, "%s", format == CLC_PIXEL_RGB8 ? "RGB8" : "BGRA8");
+    snprintf(row->size, sizeof row->size, "%zux%zu", w, h);
+    row->bytes = (double)px * (double)(bpp + 1);
+    row->items = (double)px;
+    const clc_device_info *d = clc_context_device(ctx);
+    if (px * bpp > d->max_alloc_bytes) {
+        snprintf(row->status, sizeof row->status,
+                 "skipped: %zu MiB exceed the device's largest "
+                 "buffer",
+                 px * bpp >> 20);
+        return 0;
+    }
+    const clc_image_desc src = {format, w, h, 0};
+    const clc_image_desc dst = {CLC_PIXEL_GRAY8, w, h, 0};
+    uint8_t *in = malloc(px * bpp), *out = malloc(px), *ref = malloc(px);
+    double *t = malloc((size_t)repeats * sizeof *t);
+    if (!in || !out || !ref || !t) {
+        snprintf(row->status, sizeof row->status, "skipped: out of host memory");
+        free(in), free(out), free(ref), free(t);
+        return 0;
+    }
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < px * bpp; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        in[i] = (uint8_t)(seed >> 24);
+    }
+    for (int r = 0; r < repeats; ++r) {
+        const double t0 = bench_now();
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+        t[r] = bench_now() - t0;
+    }
+    row->serial_s = bench_median(t, (size_t)repeats);
+
+    clc_status st = clc_gray(ctx, &src, in, &dst, out, NULL); /* warm-up: builds the kernel */
+    for (int r = 0; r < repeats && st == CLC_SUCCESS; ++r) {
+        const double t0 = bench_now();
+        st = clc_gray(ctx, &src, in, &dst, out, NULL);
+        t[r] = bench_now() - t0;
+    }
+    row->h2h_s = bench_median(t, (size_t)repeats);
+    int rc = 0;
+    if (st != CLC_SUCCESS) {
+        snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
+        rc = 1;
+    } else if (memcmp(out, ref, px) != 0) {
+        snprintf(row->status, sizeof row->status, "failed: result differs from the reference");
+        rc = 1;
+    } else {
+        row->device_s = kernel_seconds(ctx, &src, in, &dst, t, repeats, row);
+        rc = row->device_s <= 0;
+    }
+    free(in), free(out), free(ref), free(t);
+    return rc;
+}

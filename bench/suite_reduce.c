@@ -1,0 +1,179 @@
+/* Reductions: both stages on a device buffer (from a marker to the result), host-to-host through
+ * clc_reduce, and numpy-style serial loops (pairwise float sum with 8 accumulators, as numpy's;
+ * plain loops for the rest), which the result must match. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suite.h"
+
+/* numpy's pairwise_sum: blocks of 128 summed with 8 accumulators, halves recursively above. */
+static float pairwise(const float *x, size_t n)
+{
+    if (n < 8) {
+        float s = -0.0f;
+        for (size_t i = 0; i < n; ++i)
+            s += x[i];
+        return s;
+    }
+    if (n <= 128) {
+        float r[8];
+        for (int k = 0; k < 8; ++k)
+            r[k] = x[k];
+        size_t i = 8;
+        for (; i < n - n % 8; i += 8)
+            for (int k = 0; k < 8; ++k)
+                r[k] += x[i + (size_t)k];
+        float s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; ++i)
+            s += x[i];
+        return s;
+    }
+    size_t half = n / 2;
+    half -= half % 8;
+    return pairwise(x, half) + pairwise(x + half, n - half);
+}
+
+typedef struct serial_result {
+    double value;
+    size_t index;
+} serial_result;
+
+/* The benchmark's cases only: f32 sum and argmax, i32 and u8 sums. */
+static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, size_t n)
+{
+    serial_result r = {0, 0};
+    if (type == CLC_DTYPE_F32 && op == CLC_REDUCE_SUM) {
+        r.value = pairwise(data, n);
+    } else if (type == CLC_DTYPE_F32) {
+        const float *x = data;
+        float best = x[0];
+        for (size_t i = 1; i < n && !isnan(best); ++i)
+            if (isnan(x[i]) || x[i] > best)
+                best = x[i], r.index = i;
+        r.value = best;
+    } else if (type == CLC_DTYPE_I32) {
+        const int32_t *x = data;
+        int64_t s = 0;
+        for (size_t i = 0; i < n; ++i)
+            s += x[i];
+        r.value = (double)s;
+    } else {
+        const uint8_t *x = data;
+        uint64_t s = 0;
+        for (size_t i = 0; i < n; ++i)
+            s += x[i];
+        r.value = (double)s;
+    }
+    return r;
+}
+
+static double device_seconds(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
+                             size_t n, double *t, int repeats, bench_row *row)
+{
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    cl_mem in = bench_buffer(ctx, data, n * clc_dtype_size(type), row);
+    cl_mem out = in ? bench_buffer(ctx, NULL, CLC_REDUCE_RESULT_BYTES, row) : NULL;
+    clc_status st = out ? CLC_SUCCESS : CLC_ERROR_OUT_OF_RESOURCES;
+    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
+        cl_event before = NULL, after = NULL;
+        const double t0 = bench_now();
+        clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
+        st = clc_reduce_enqueue(ctx, op, type, in, 0, n, out, 0, NULL, &after);
+        if (st == CLC_SUCCESS) {
+            clFinish(q);
+            if (r >= 0)
+                t[r] = bench_span_seconds(before, after, t0);
+        } else {
+            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
+        }
+        if (before)
+            clReleaseEvent(before);
+        if (after)
+            clReleaseEvent(after);
+    }
+    if (out)
+        clReleaseMemObject(out);
+    if (in)
+        clReleaseMemObject(in);
+    return st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+}
+
+int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op, clc_dtype type,
+                 size_t n, bench_row *row)
+{
+    const int repeats = config->repeats;
+    const size_t esize = clc_dtype_size(type);
+    const size_t bytes = n * esize;
+    memset(row, 0, sizeof *row);
+    row->kernel = "reduce";
+    snprintf(row->variant, sizeof row->variant, "%s %s", op == CLC_REDUCE_SUM ? "sum" : "argmax",
+             type == CLC_DTYPE_F32   ? "f32"
+             : type == CLC_DTYPE_I32 ? "i32"
+                                     : "u8");
+    if (n % (1u << 20) == 0)
+        snprintf(row->size, sizeof row->size, "%zuMi", n >> 20);
+    else
+        snprintf(row->size, sizeof row->size, "%zu", n);
+    row->bytes = (double)bytes;
+    row->items = (double)n;
+    const clc_device_info *d = clc_context_device(ctx);
+    if (bytes > d->max_alloc_bytes || bytes > d->global_mem_bytes / 2) {
+        snprintf(row->status, sizeof row->status, "skipped: %zu MiB do not fit the device",
+                 bytes >> 20);
+        return 0;
+    }
+    unsigned char *data = malloc(bytes);
+    double *t = malloc((size_t)repeats * sizeof *t);
+    if (!data || !t) {
+        snprintf(row->status, sizeof row->status, "skipped: out of host memory");
+        free(data), free(t);
+        return 0;
+    }
+    uint32_t seed = 3;
+    for (size_t i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        if (type == CLC_DTYPE_F32)
+            ((float *)data)[i] = (float)(seed >> 8) * (1.0f / 16777216.0f) - 0.5f;
+        else if (type == CLC_DTYPE_I32)
+            ((int32_t *)data)[i] = (int32_t)seed;
+        else
+            data[i] = (uint8_t)(seed >> 24);
+    }
+    serial_result want = {0, 0};
+    for (int r = 0; r < repeats; ++r) {
+        const double t0 = bench_now();
+        want = serial(op, type, data, n);
+        t[r] = bench_now() - t0;
+    }
+    row->serial_s = bench_median(t, (size_t)repeats);
+
+    clc_reduce_result got;
+    clc_status st = clc_reduce(ctx, op, type, data, n, &got);
+    for (int r = 0; r < repeats && st == CLC_SUCCESS; ++r) {
+        const double t0 = bench_now();
+        st = clc_reduce(ctx, op, type, data, n, &got);
+        t[r] = bench_now() - t0;
+    }
+    row->h2h_s = bench_median(t, (size_t)repeats);
+    const double value = type == CLC_DTYPE_F32   ? got.f
+                         : type == CLC_DTYPE_I32 ? (double)got.i
+                                                 : (double)got.u;
+    int rc = 1;
+    if (st != CLC_SUCCESS) {
+        snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
+    } else if (op == CLC_REDUCE_ARGMAX
+                   ? got.index != want.index
+                   : fabs(value - want.value) > 1e-3 * fabs(want.value) + 1e-3) {
+        snprintf(row->status, sizeof row->status,
+                 "failed: %.9g at %zu, the serial loop %.9g at %zu", value, got.index, want.value,
+                 want.index);
+    } else {
+        row->device_s = device_seconds(ctx, op, type, data, n, t, repeats, row);
+        rc = row->device_s <= 0;
+    }
+    free(data), free(t);
+    return rc;
+}

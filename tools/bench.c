@@ -1,0 +1,269 @@
+/* clcompute bench: the selected device's copy bandwidth, then every kernel at several sizes against
+ * it and against the serial C reference; a Markdown table or JSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <clcompute/clcompute.h>
+
+#include "../bench/suite.h"
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clcompute bench [--kernels gray,cloud,reduce] [--quick] [--repeats N]\n"
+            "           [--json] [--device SEL]\n"
+            "  Measures the device's copy bandwidth (float4 copy kernel, 256 MiB buffers), the\n"
+            "  first call of each kernel with a cold and a warm program cache, then each kernel\n"
+            "  and size: device time (event timestamps), host-to-host time, GB/s, percent of\n"
+            "  copy bandwidth and speed-up over the serial C reference, whose result each run\n"
+            "  must match. Medians of N runs (default 11; 3 with --quick) after a warm-up.\n"
+            "  --quick runs small sizes only. Exit status 1 when a row failed.\n");
+}
+
+typedef struct first_call {
+    const char *kernel;
+    double cold_ms, warm_ms;
+    char error[200];
+} first_call;
+
+typedef struct report {
+    const clc_device_info *device;
+    double copy_gbps;
+    size_t copy_bytes;
+    int repeats;
+    first_call first[3];
+    size_t nfirst;
+    bench_row *rows;
+    size_t nrows;
+} report;
+
+static const char *const kernel_names[] = {"gray", "cloud", "reduce"};
+
+/* Parses "gray,reduce" into flags; 0 on an unknown name. */
+static int parse_kernels(const char *text, int *want)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (int k = 0; k < 3; ++k)
+        want[k] = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int k = 0; k < 3; ++k)
+            if (strcmp(tok, kernel_names[k]) == 0)
+                want[k] = found = 1;
+        if (!found) {
+            fprintf(stderr, "clcompute bench: unknown kernel '%s' (gray, cloud, reduce)\n", tok);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs every case of the selected kernels; returns the number of rows written to rows. */
+static size_t run_cases(clc_context *ctx, const bench_config *config, const int *want, int quick,
+                        bench_row *rows, int *failed)
+{
+    static const size_t gray_full[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+    static const size_t cloud_full[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {7680, 4320}};
+    static const size_t quick_sizes[][2] = {{640, 480}, {1920, 1080}};
+    static const size_t reduce_full[] = {1, 16, 64, 256}, reduce_quick[] = {1};
+    static const struct {
+        clc_reduce_op op;
+        clc_dtype type;
+    } reductions[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32},
+                      {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
+                      {CLC_REDUCE_SUM, CLC_DTYPE_I32},
+                      {CLC_REDUCE_SUM, CLC_DTYPE_U8}};
+    const size_t(*images)[2] = quick ? quick_sizes : gray_full;
+    const size_t nimages = quick ? 2 : 4;
+    size_t n = 0;
+    if (want[0]) {
+        for (size_t i = 0; i < nimages; ++i)
+            *failed |=
+                bench_gray(ctx, config, images[i][0], images[i][1], CLC_PIXEL_RGB8, &rows[n++]);
+        *failed |= bench_gray(ctx, config, images[nimages - 1][0], images[nimages - 1][1],
+                              CLC_PIXEL_BGRA8, &rows[n++]);
+    }
+    if (want[1]) {
+        const size_t(*clouds)[2] = quick ? quick_sizes : cloud_full;
+        for (size_t i = 0; i < nimages; ++i)
+            *failed |=
+                bench_cloud(ctx, config, clouds[i][0], clouds[i][1], CLC_CLOUD_DENSE, &rows[n++]);
+        *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_ORGANIZED, &rows[n++]);
+    }
+    if (want[2]) {
+        const size_t *sizes = quick ? reduce_quick : reduce_full;
+        const size_t nsizes = quick ? 1 : 4;
+        for (size_t c = 0; c < sizeof reductions / sizeof reductions[0]; ++c)
+            for (size_t s = 0; s < nsizes; ++s)
+                *failed |= bench_reduce(ctx, config, reductions[c].op, reductions[c].type,
+                                        sizes[s] << 20, &rows[n++]);
+    }
+    return n;
+}
+
+static void print_markdown(const report *r)
+{
+    const clc_device_info *d = r->device;
+    printf("device: %s (%s, driver %s), %u compute units\n", d->name, d->platform_name,
+           d->driver_version, d->compute_units);
+    printf("copy bandwidth: %.1f GB/s (float4 copy of %zu MiB, read + write)\n", r->copy_gbps,
+           r->copy_bytes >> 20);
+    for (size_t i = 0; i < r->nfirst; ++i) {
+        const first_call *f = &r->first[i];
+        if (f->error[0])
+            printf("first %s call: failed: %s\n", f->kernel, f->error);
+        else
+            printf("first %s call in a new context: %.1f ms with an empty cache, %.1f ms cached\n",
+                   f->kernel, f->cold_ms, f->warm_ms);
+    }
+    printf("median of %d runs after a warm-up\n\n", r->repeats);
+    printf("| kernel | variant | size | device ms | device GB/s | of copy | host-to-host ms | "
+           "h2h GB/s | serial C ms | device vs C | h2h vs C |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < r->nrows; ++i) {
+        const bench_row *w = &r->rows[i];
+        if (w->status[0]) {
+            printf("| %s | %s | %s | %s |\n", w->kernel, w->variant, w->size, w->status);
+            continue;
+        }
+        const double dev = w->bytes / w->device_s * 1e-9;
+        printf("| %s | %s | %s | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.3f | %.1fx | %.2fx |\n",
+               w->kernel, w->variant, w->size, w->device_s * 1e3, dev, 100.0 * dev / r->copy_gbps,
+               w->h2h_s * 1e3, w->bytes / w->h2h_s * 1e-9, w->serial_s * 1e3,
+               w->serial_s / w->device_s, w->serial_s / w->h2h_s);
+    }
+}
+
+/* A number, or null when it was not measured. */
+static void json_number(const char *key, double v, int last)
+{
+    if (v > 0)
+        printf("\"%s\": %.6g%s", key, v, last ? "" : ", ");
+    else
+        printf("\"%s\": null%s", key, last ? "" : ", ");
+}
+
+static void print_json(const report *r)
+{
+    const clc_device_info *d = r->device;
+    char date[16];
+    const time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    printf("{\n  \"version\": \"%s\",\n  \"date\": \"%s\",\n  \"device\": {\"name\": ",
+           CLC_VERSION_STRING, date);
+    cli_json_string(stdout, d->name);
+    printf(", \"platform\": ");
+    cli_json_string(stdout, d->platform_name);
+    printf(", \"driver\": ");
+    cli_json_string(stdout, d->driver_version);
+    printf(", \"type\": \"%s\", \"compute_units\": %u, \"unified_memory\": %s},\n",
+           clc_device_type_string(d->type), d->compute_units, d->unified_memory ? "true" : "false");
+    printf("  \"copy_gbps\": %.6g,\n  \"copy_bytes\": %zu,\n  \"repeats\": %d,\n", r->copy_gbps,
+           r->copy_bytes, r->repeats);
+    printf("  \"first_call\": [");
+    for (size_t i = 0; i < r->nfirst; ++i) {
+        const first_call *f = &r->first[i];
+        printf("%s\n    {\"kernel\": \"%s\", ", i ? "," : "", f->kernel);
+        json_number("cold_ms", f->error[0] ? 0 : f->cold_ms, 0);
+        json_number("warm_ms", f->error[0] ? 0 : f->warm_ms, 0);
+        printf("\"status\": ");
+        cli_json_string(stdout, f->error[0] ? f->error : "");
+        printf("}");
+    }
+    printf("\n  ],\n  \"rows\": [");
+    for (size_t i = 0; i < r->nrows; ++i) {
+        const bench_row *w = &r->rows[i];
+        const int ok = !w->status[0];
+        printf("%s\n    {\"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", ", i ? "," : "",
+               w->kernel, w->variant, w->size);
+        json_number("bytes", w->bytes, 0);
+        json_number("items", w->items, 0);
+        json_number("device_ms", ok ? w->device_s * 1e3 : 0, 0);
+        json_number("device_gbps", ok ? w->bytes / w->device_s * 1e-9 : 0, 0);
+        json_number("of_copy", ok ? w->bytes / w->device_s * 1e-9 / r->copy_gbps : 0, 0);
+        json_number("h2h_ms", ok ? w->h2h_s * 1e3 : 0, 0);
+        json_number("h2h_gbps", ok ? w->bytes / w->h2h_s * 1e-9 : 0, 0);
+        json_number("serial_ms", w->serial_s * 1e3, 0);
+        json_number("device_speedup", ok ? w->serial_s / w->device_s : 0, 0);
+        json_number("h2h_speedup", ok ? w->serial_s / w->h2h_s : 0, 0);
+        printf("\"status\": ");
+        cli_json_string(stdout, w->status);
+        printf("}");
+    }
+    printf("\n  ]\n}\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *device = NULL;
+    int want[3] = {1, 1, 1}, quick = 0, json = 0, repeats = 0;
+    for (int i = 1; i < argc; ++i) {
+        const int has_value = i + 1 < argc;
+        if (strcmp(argv[i], "--kernels") == 0 && has_value) {
+            if (!parse_kernels(argv[++i], want))
+                return CLI_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--repeats") == 0 && has_value) {
+            repeats = atoi(argv[++i]);
+            if (repeats < 1 || repeats > 1000) {
+                fprintf(stderr, "clcompute bench: --repeats takes 1 to 1000\n");
+                return CLI_EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--device") == 0 && has_value) {
+            device = argv[++i];
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else {
+            usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    report r = {0};
+    r.repeats = repeats ? repeats : quick ? 3 : 11;
+    const bench_config config = {r.repeats};
+
+    clc_context_options options = {0};
+    options.device = device;
+    options.profiling = 1;
+    clc_context *ctx = NULL;
+    if (clc_context_create(&options, &ctx) != CLC_SUCCESS) {
+        fprintf(stderr, "clcompute bench: %s\n", clc_last_error());
+        return CLI_EXIT_FAILURE;
+    }
+    r.device = clc_context_device(ctx);
+    r.copy_bytes = (size_t)(quick ? 64 : 256) << 20;
+    while (r.copy_bytes > r.device->max_alloc_bytes)
+        r.copy_bytes /= 2;
+    if (clc_measure_copy_bandwidth(ctx, r.copy_bytes, quick ? 5 : 20, &r.copy_gbps) !=
+        CLC_SUCCESS) {
+        fprintf(stderr, "clcompute bench: copy bandwidth: %s\n", clc_last_error());
+        clc_context_destroy(ctx);
+        return CLI_EXIT_FAILURE;
+    }
+    int failed = 0;
+    for (int k = 0; k < 3; ++k) {
+        if (!want[k])
+            continue;
+        first_call *f = &r.first[r.nfirst++];
+        f->kernel = kernel_names[k];
+        failed |= bench_first_call(device, f->kernel, &f->cold_ms, &f->warm_ms, f->error,
+                                   sizeof f->error) != 0;
+    }
+    bench_row rows[32];
+    r.rows = rows;
+    r.nrows = run_cases(ctx, &config, want, quick, rows, &failed);
+    if (json)
+        print_json(&r);
+    else
+        print_markdown(&r);
+    clc_context_destroy(ctx);
+    return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
