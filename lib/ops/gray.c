@@ -186,13 +186,12 @@ clc_status clc_gray_enqueue(clc_context *ctx, const clc_image_desc *src, cl_mem 
                   num_events_in_wait_list, event_wait_list, event);
 }
 
-/* Copies the rows of a device image into host memory without touching the pitch padding. */
+/* The pixels of each row of a device-side destination with pitch padding into host memory,
+ * leaving the caller's padding bytes as they were. */
 static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_desc *dst,
-                        size_t pitch, size_t bytes, void *host)
+                        size_t pitch, void *host)
 {
     const size_t row = dst->width * clc_pixel_size(dst->format);
-    if (pitch == row || dst->height == 1)
-        return clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     const size_t origin[3] = {0, 0, 0}, region[3] = {row, dst->height, 1};
     return clEnqueueReadBufferRect(queue, buffer, CL_TRUE, origin, origin, region, pitch, 0, pitch,
                                    0, host, 0, NULL, NULL);
@@ -215,7 +214,7 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
 
     /* Devices that share host memory work on the caller's memory in place; others get device
      * buffers and explicit copies. */
-    const int in_place = ctx->info.unified_memory;
+    const int in_place = clc__host_in_place(ctx);
     /* A device-side destination holds whole rows: some drivers (NVIDIA) bound-check a rectangle
      * read by height * pitch, not by the last byte it touches. */
     const size_t padding = plan.dst_pitch - dst->width * clc_pixel_size(dst->format);
@@ -237,9 +236,9 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
     st = launch(ctx, &plan, src, src_buf, 0, dst_buf, 0, aligned, 0, NULL, NULL);
     if (st == CLC_SUCCESS) {
         /* Off the device only the pixels of each row come back, never the pitch padding. */
-        err = in_place
-                  ? clc__host_sync(ctx, dst_buf, dst_data, plan.dst_bytes)
-                  : read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, plan.dst_bytes, dst_data);
+        const int dense = padding == 0 || dst->height == 1;
+        err = in_place || dense ? clc__host_sync(ctx, dst_buf, dst_data, plan.dst_bytes)
+                                : read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, dst_data);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "reading the gray destination back");
     }

@@ -19,6 +19,21 @@ static clc_context *context_alloc(void)
         free(ctx);
         return NULL;
     }
+    if (clc_mutex_init(&ctx->staging_lock) != 0) {
+        clc_mutex_destroy(&ctx->build_lock);
+        clc_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return NULL;
+    }
+    /* CLCOMPUTE_STAGING=0 sends host transfers straight from the caller's (pageable) memory,
+     * to compare the two; "always" copies through staging even on unified-memory devices, in
+     * chunks of an odd small size, so that CPU-only CI runs every path of it. */
+    const char *staging = getenv("CLCOMPUTE_STAGING");
+    ctx->staging_mode = !staging || !*staging            ? 1
+                        : strcmp(staging, "0") == 0      ? 0
+                        : strcmp(staging, "always") == 0 ? 2
+                                                         : 1;
+    ctx->staging_chunk = ctx->staging_mode == 2 ? 4099 : (size_t)8 << 20;
     return ctx;
 }
 
@@ -26,6 +41,7 @@ static clc_context *context_alloc(void)
 static void context_free(clc_context *ctx)
 {
     clc__programs_release(ctx);
+    clc__staging_release(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->device)
@@ -36,6 +52,7 @@ static void context_free(clc_context *ctx)
     free(ctx->reason);
     free(ctx->cache_dir);
     free(ctx->last_error);
+    clc_mutex_destroy(&ctx->staging_lock);
     clc_mutex_destroy(&ctx->build_lock);
     clc_mutex_destroy(&ctx->lock);
     free(ctx);

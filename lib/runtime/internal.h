@@ -30,6 +30,8 @@ typedef struct clc_program_entry {
     cl_program program;
 } clc_program_entry;
 
+typedef struct clc_staging clc_staging;
+
 struct clc_context {
     cl_context context;
     cl_device_id device;
@@ -41,6 +43,11 @@ struct clc_context {
     clc_mutex lock; /* guards last_error and stats */
     char *last_error;
     clc_cache_stats stats;
+
+    clc_mutex staging_lock; /* guards staging */
+    clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
+    int staging_mode;       /* CLCOMPUTE_STAGING at creation: 0 off, 1 auto, 2 always */
+    size_t staging_chunk;   /* bytes a staging buffer holds */
 
     clc_mutex build_lock; /* guards the registry of embedded programs */
     clc_program_entry *programs;
@@ -145,6 +152,20 @@ cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
 /* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
  * and unmap in place, a blocking read otherwise. */
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);
+
+/* ---- pinned staging (staging.c) ---- */
+
+/* Whether host memory is used in place (unified-memory devices) rather than copied. */
+int clc__host_in_place(const clc_context *ctx);
+/* Whether a host transfer of `bytes` goes through the context's pinned staging buffers: on
+ * devices with their own memory, for transfers of two chunks or more, unless turned off. */
+int clc__staging_wanted(const clc_context *ctx, size_t bytes);
+/* dst[0..bytes) = src, pipelined through the staging buffers; returns when src may be reused. */
+cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes);
+/* dst = src[0..bytes) after the work queued before it; returns when dst is complete. */
+cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes);
+/* Unmaps and releases the staging buffers, if any. */
+void clc__staging_release(clc_context *ctx);
 
 /* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,

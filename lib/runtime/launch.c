@@ -78,13 +78,15 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
 
 cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err)
 {
-    const int in_place = ctx->info.unified_memory;
+    const int in_place = clc__host_in_place(ctx);
     cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
                               bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (!in_place) {
-        *err = clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
+        *err = clc__staging_wanted(ctx, bytes)
+                   ? clc__staged_write(ctx, m, data, bytes)
+                   : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
             clReleaseMemObject(m);
             return NULL;
@@ -95,7 +97,7 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
 
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
 {
-    const int in_place = ctx->info.unified_memory;
+    const int in_place = clc__host_in_place(ctx);
     cl_mem m =
         clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
                        bytes, in_place ? data : NULL, err);
@@ -106,8 +108,10 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
 {
     if (!bytes)
         return CL_SUCCESS;
-    if (!ctx->info.unified_memory)
-        return clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
+    if (!clc__host_in_place(ctx))
+        return clc__staging_wanted(ctx, bytes) ? clc__staged_read(ctx, buffer, data, bytes)
+                                               : clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0,
+                                                                     bytes, data, 0, NULL, NULL);
     /* Mapping is what makes a device's writes visible in host memory it was given. */
     cl_int err = CL_SUCCESS;
     void *p =
