@@ -146,10 +146,10 @@ static clc_status make_kernel(clc_context *ctx, const char *options, const char 
 }
 
 /* Sets the frame, then `extra` arguments, and enqueues over `dims` dimensions. */
-static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame,
-                      const clc_arg *extra, size_t extra_count, cl_uint dims, const size_t *global,
-                      const size_t *local, cl_uint num_events, const cl_event *wait_list,
-                      cl_event *event)
+static clc_status run(clc_context *ctx, cl_command_queue queue, cloud_kernel *k,
+                      const frame_args *frame, const clc_arg *extra, size_t extra_count,
+                      cl_uint dims, const size_t *global, const size_t *local, cl_uint num_events,
+                      const cl_event *wait_list, cl_event *event)
 {
     clc_arg args[FRAME_ARG_COUNT + 5];
     size_t count = 0;
@@ -161,8 +161,8 @@ static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame
     clc_status st = clc__set_args(ctx, k->kernel, k->name, args, count + extra_count);
     if (st != CLC_SUCCESS)
         return st;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, dims, NULL, global, local,
-                                        num_events, wait_list, event);
+    cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, dims, NULL, global, local, num_events,
+                                        wait_list, event);
     if (err != CL_SUCCESS) {
         char call[96];
         snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->name);
@@ -176,27 +176,18 @@ static clc_status run(clc_context *ctx, cloud_kernel *k, const frame_args *frame
  * long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
  * per-group cost is negligible. */
 typedef struct cloud_shape {
-    size_t local;       /* items a work-group in the dense passes */
-    cl_uint tile_rows;  /* sampled rows a dense tile */
-    cl_uint groups;     /* dense tiles */
-    cl_uint cols, rows; /* organized: samples an item in x and y */
+    cl_command_queue queue; /* where the passes run */
+    size_t local;           /* items a work-group in the dense passes */
+    cl_uint tile_rows;      /* sampled rows a dense tile */
+    cl_uint groups;         /* dense tiles */
+    cl_uint cols, rows;     /* organized: samples an item in x and y */
     size_t organized_global[2], organized_local[2];
 } cloud_shape;
 
 static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kernel *any,
-                            cloud_shape *s)
+                            int items_shape, cloud_shape *s)
 {
     const cl_uint sw = (cl_uint)plan->p.sw, sh = (cl_uint)plan->p.sh;
-    /* CLCOMPUTE_CLOUD_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
-    const char *force = getenv("CLCOMPUTE_CLOUD_SHAPE");
-    int items_shape = ctx->info.type == CLC_DEVICE_CPU;
-    if (force && strcmp(force, "groups") == 0)
-        items_shape = 0;
-    else if (force && strcmp(force, "items") == 0)
-        items_shape = 1;
-    else if (force && *force)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "CLCOMPUTE_CLOUD_SHAPE is \"%s\"; use groups or items", force);
     if (items_shape) {
         const cl_uint items = ctx->info.compute_units ? 8 * ctx->info.compute_units : 16;
         s->local = 1;
@@ -222,6 +213,42 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
         s->organized_global[1] = sh;
     }
     return CLC_SUCCESS;
+}
+
+static const clc_tune_family tune_family; /* below: the two shapes timed on first use */
+enum { SHAPE_ITEMS, SHAPE_GROUPS };
+static const char *const shape_names[] = {"items", "groups"};
+
+/* Items or groups for this device: tuned (the device type's default when tuning is off), unless
+ * CLCOMPUTE_CLOUD_SHAPE=groups or items forces one, so that CPU-only CI covers both. */
+static clc_status choose_shape(clc_context *ctx, int *items)
+{
+    const char *force = getenv("CLCOMPUTE_CLOUD_SHAPE");
+    if (force && *force) {
+        if (strcmp(force, "groups") != 0 && strcmp(force, "items") != 0)
+            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                             "CLCOMPUTE_CLOUD_SHAPE is \"%s\"; use groups or items", force);
+        *items = strcmp(force, "items") == 0;
+        return CLC_SUCCESS;
+    }
+    const int fallback = ctx->info.type == CLC_DEVICE_CPU ? SHAPE_ITEMS : SHAPE_GROUPS;
+    *items = clc__tune(ctx, &tune_family, fallback) == SHAPE_ITEMS;
+    return CLC_SUCCESS;
+}
+
+/* The shape of a conversion on `queue`; the work-group limit comes from one of its kernels. */
+static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const cloud_plan *plan,
+                             const char *opts, int items, cloud_shape *shape)
+{
+    cloud_kernel probe = {0};
+    const int dense = plan->p.layout == CLC_CLOUD_DENSE;
+    clc_status st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
+    if (st != CLC_SUCCESS)
+        return st;
+    st = shape_for(ctx, plan, &probe, items, shape);
+    shape->queue = queue;
+    clReleaseKernel(probe.kernel);
+    return st;
 }
 
 /* Scratch of a dense conversion: tile counts, tile offsets, and the total. */
@@ -272,13 +299,14 @@ static clc_status enqueue_count(clc_context *ctx, const char *options, const fra
         const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->tile_rows),
                                  local_scratch};
         const size_t global = shape->groups * shape->local;
-        st = run(ctx, &count, frame, extra, 3, 1, &global, &shape->local, num_events, wait_list,
-                 NULL);
+        st = run(ctx, shape->queue, &count, frame, extra, 3, 1, &global, &shape->local, num_events,
+                 wait_list, NULL);
     }
     if (st == CLC_SUCCESS) {
         const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->groups),
                                  CLC_ARG(scratch->offsets), CLC_ARG(scratch->total), local_scratch};
-        st = run(ctx, &scan, NULL, extra, 5, 1, &shape->local, &shape->local, 0, NULL, NULL);
+        st = run(ctx, shape->queue, &scan, NULL, extra, 5, 1, &shape->local, &shape->local, 0, NULL,
+                 NULL);
     }
     if (count.kernel)
         clReleaseKernel(count.kernel);
@@ -307,14 +335,35 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
                                  CLC_ARG(shape->tile_rows),
                                  {shape->local * sizeof(cl_ulong), NULL}};
         const size_t global = shape->groups * shape->local;
-        st = run(ctx, &k, frame, extra, 5, 1, &global, &shape->local, num_events, wait_list, event);
+        st = run(ctx, shape->queue, &k, frame, extra, 5, 1, &global, &shape->local, num_events,
+                 wait_list, event);
     } else {
         const clc_arg extra[] = {CLC_ARG(points), CLC_ARG(color_out), CLC_ARG(shape->cols),
                                  CLC_ARG(shape->rows)};
-        st = run(ctx, &k, frame, extra, 4, 2, shape->organized_global, shape->organized_local,
-                 num_events, wait_list, event);
+        st = run(ctx, shape->queue, &k, frame, extra, 4, 2, shape->organized_global,
+                 shape->organized_local, num_events, wait_list, event);
     }
     clReleaseKernel(k.kernel);
+    return st;
+}
+
+/* Every pass of a checked conversion in `shape`: the organized kernel, or count, scan and write.
+ * Enqueued commands keep their buffers alive, so the scratch references go at once. */
+static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_args *frame,
+                              const cloud_shape *shape, int dense, cl_mem points, cl_mem colors,
+                              cl_mem count, cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event)
+{
+    if (!dense)
+        return enqueue_write(ctx, opts, frame, shape, NULL, points, colors, num_events, wait_list,
+                             event);
+    dense_scratch scratch = {0};
+    clc_status st = scratch_create(ctx, shape->groups, count, &scratch);
+    if (st == CLC_SUCCESS)
+        st = enqueue_count(ctx, opts, frame, shape, &scratch, num_events, wait_list);
+    if (st == CLC_SUCCESS)
+        st = enqueue_write(ctx, opts, frame, shape, &scratch, points, colors, 0, NULL, event);
+    scratch_release(&scratch);
     return st;
 }
 
@@ -343,6 +392,72 @@ static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_
     f.cy = plan->p.cy;
     return f;
 }
+
+/* Tuning input: a dense 640x480 u16 frame, the common sensor size, 85% valid. */
+typedef struct tune_input {
+    cloud_plan plan;
+    cl_mem depth, points, count;
+} tune_input;
+
+static void tune_teardown(void *arg)
+{
+    tune_input *t = arg;
+    if (t->depth)
+        clReleaseMemObject(t->depth);
+    if (t->points)
+        clReleaseMemObject(t->points);
+    if (t->count)
+        clReleaseMemObject(t->count);
+    free(t);
+}
+
+static clc_status tune_setup(clc_context *ctx, void **arg)
+{
+    enum { W = 640, H = 480 };
+    tune_input *t = calloc(1, sizeof *t);
+    uint16_t *depth = malloc((size_t)W * H * sizeof *depth);
+    if (!t || !depth) {
+        free(t);
+        free(depth);
+        return CLC_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < (size_t)W * H; ++i)
+        depth[i] = (uint16_t)(i * 2654435761u >> 24 < 38 ? 0 : 800 + i % 3000);
+    const clc_image_desc desc = {CLC_PIXEL_DEPTH_U16, W, H, 0};
+    const clc_intrinsics k = {525.0, 525.0, W / 2 - 0.5, H / 2 - 0.5};
+    clc_status st = plan_cloud(ctx, &desc, NULL, &k, NULL, &t->plan);
+    cl_int err = CL_SUCCESS;
+    if (st == CLC_SUCCESS)
+        t->depth = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  sizeof(uint16_t) * W * H, depth, &err);
+    if (st == CLC_SUCCESS && err == CL_SUCCESS)
+        t->points = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, 12 * W * H, NULL, &err);
+    if (st == CLC_SUCCESS && err == CL_SUCCESS)
+        t->count = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    free(depth);
+    if (st != CLC_SUCCESS || err != CL_SUCCESS) {
+        tune_teardown(t);
+        return st != CLC_SUCCESS ? st : (clc_status)err;
+    }
+    *arg = t;
+    return CLC_SUCCESS;
+}
+
+static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
+{
+    tune_input *t = arg;
+    const char *opts = build_options(CLC_PIXEL_DEPTH_U16);
+    const frame_args frame = frame_from(&t->plan, t->depth, 0, NULL, 0);
+    cloud_shape shape;
+    clc_status st = plan_shape(ctx, queue, &t->plan, opts, variant == SHAPE_ITEMS, &shape);
+    if (st == CLC_SUCCESS)
+        st = enqueue_all(ctx, opts, &frame, &shape, 1, t->points, NULL, t->count, 0, NULL, NULL);
+    return st;
+}
+
+static const clc_tune_family tune_family = {
+    "cloud", &clc__source_cloud, "-DDEPTH_U16", shape_names,
+    2,       tune_setup,         tune_run,      tune_teardown};
 
 clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *depth,
                                        cl_mem depth_buffer, size_t depth_offset,
@@ -392,29 +507,15 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
     const char *opts = build_options(depth->format);
     const frame_args frame =
         frame_from(&plan, depth_buffer, depth_offset, color_buffer, color_offset);
-    cloud_kernel probe = {0};
+    int items = 0;
     cloud_shape shape;
-    st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
+    st = choose_shape(ctx, &items);
+    if (st == CLC_SUCCESS)
+        st = plan_shape(ctx, ctx->queue, &plan, opts, items, &shape);
     if (st != CLC_SUCCESS)
         return st;
-    st = shape_for(ctx, &plan, &probe, &shape);
-    clReleaseKernel(probe.kernel);
-    if (st != CLC_SUCCESS)
-        return st;
-    if (!dense)
-        return enqueue_write(ctx, opts, &frame, &shape, NULL, points, colors,
-                             num_events_in_wait_list, event_wait_list, event);
-
-    dense_scratch scratch = {0};
-    st = scratch_create(ctx, shape.groups, count, &scratch);
-    if (st == CLC_SUCCESS)
-        st = enqueue_count(ctx, opts, &frame, &shape, &scratch, num_events_in_wait_list,
-                           event_wait_list);
-    if (st == CLC_SUCCESS)
-        st = enqueue_write(ctx, opts, &frame, &shape, &scratch, points, colors, 0, NULL, event);
-    /* Enqueued commands keep their buffers alive; our references can go. */
-    scratch_release(&scratch);
-    return st;
+    return enqueue_all(ctx, opts, &frame, &shape, dense, points, colors, count,
+                       num_events_in_wait_list, event_wait_list, event);
 }
 
 /* Host memory in and out of the conversion: in place on host-unified devices, copies elsewhere.
@@ -473,12 +574,10 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     dense_scratch scratch = {0};
     cloud_shape shape;
     cl_int err = CL_SUCCESS;
-    cloud_kernel probe = {0};
-    st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
-    if (st == CLC_SUCCESS) {
-        st = shape_for(ctx, &plan, &probe, &shape);
-        clReleaseKernel(probe.kernel);
-    }
+    int items = 0;
+    st = choose_shape(ctx, &items);
+    if (st == CLC_SUCCESS)
+        st = plan_shape(ctx, ctx->queue, &plan, opts, items, &shape);
     if (st != CLC_SUCCESS)
         return st;
 

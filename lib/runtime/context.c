@@ -10,20 +10,14 @@ static clc_context *context_alloc(void)
     clc_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
-    if (clc_mutex_init(&ctx->lock) != 0) {
-        free(ctx);
-        return NULL;
-    }
-    if (clc_mutex_init(&ctx->build_lock) != 0) {
-        clc_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return NULL;
-    }
-    if (clc_mutex_init(&ctx->staging_lock) != 0) {
-        clc_mutex_destroy(&ctx->build_lock);
-        clc_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return NULL;
+    clc_mutex *const locks[] = {&ctx->lock, &ctx->build_lock, &ctx->staging_lock, &ctx->tune_lock};
+    for (size_t i = 0; i < sizeof locks / sizeof locks[0]; ++i) {
+        if (clc_mutex_init(locks[i]) != 0) {
+            while (i-- > 0)
+                clc_mutex_destroy(locks[i]);
+            free(ctx);
+            return NULL;
+        }
     }
     /* CLCOMPUTE_STAGING=0 sends host transfers straight from the caller's (pageable) memory,
      * to compare the two; "always" copies through staging even on unified-memory devices, in
@@ -52,6 +46,7 @@ static void context_free(clc_context *ctx)
     free(ctx->reason);
     free(ctx->cache_dir);
     free(ctx->last_error);
+    clc_mutex_destroy(&ctx->tune_lock);
     clc_mutex_destroy(&ctx->staging_lock);
     clc_mutex_destroy(&ctx->build_lock);
     clc_mutex_destroy(&ctx->lock);

@@ -31,6 +31,7 @@ typedef struct clc_program_entry {
 } clc_program_entry;
 
 typedef struct clc_staging clc_staging;
+typedef struct clc_tune_family clc_tune_family;
 
 struct clc_context {
     cl_context context;
@@ -48,6 +49,13 @@ struct clc_context {
     clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
     int staging_mode;       /* CLCOMPUTE_STAGING at creation: 0 off, 1 auto, 2 always */
     size_t staging_chunk;   /* bytes a staging buffer holds */
+
+    clc_mutex tune_lock; /* guards tuned; held while a family is being timed */
+    struct {
+        const clc_tune_family *family;
+        int variant;
+    } tuned[4]; /* the variant each kernel family uses on this device */
+    size_t tuned_count;
 
     clc_mutex build_lock; /* guards the registry of embedded programs */
     clc_program_entry *programs;
@@ -153,17 +161,39 @@ cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
  * and unmap in place, a blocking read otherwise. */
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);
 
+/* ---- per-device variants (tune.c) ---- */
+
+/* A kernel family whose variants are timed on first use. setup makes a synthetic input (in
+ * *arg), run enqueues variant v on `queue` without waiting, teardown frees the input. */
+struct clc_tune_family {
+    const char *name;                  /* "gray"; part of the stored key */
+    const clc_embedded_source *source; /* the program whose cache key the choice extends */
+    const char *options;
+    const char *const *names; /* variant names, as stored */
+    int count;
+    clc_status (*setup)(clc_context *ctx, void **arg);
+    clc_status (*run)(clc_context *ctx, cl_command_queue queue, int variant, void *arg);
+    void (*teardown)(void *arg);
+};
+typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int variant,
+                                   void *arg);
+
+/* The variant of `family` on ctx's device: remembered by ctx, else stored in the disk cache,
+ * else timed now (and stored). `fallback` when CLCOMPUTE_TUNE=0 or timing is impossible. */
+int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
+
+/* Monotonic enough wall-clock seconds. */
+double clc__seconds(void);
+
 /* ---- pinned staging (staging.c) ---- */
 
 /* Whether host memory is used in place (unified-memory devices) rather than copied. */
 int clc__host_in_place(const clc_context *ctx);
-/* Whether a host transfer of `bytes` goes through the context's pinned staging buffers: on
- * devices with their own memory, for transfers of two chunks or more, unless turned off. */
+/* Whether a host-to-device transfer of `bytes` goes through the context's pinned staging
+ * buffers: on devices with their own memory, for two chunks or more, unless turned off. */
 int clc__staging_wanted(const clc_context *ctx, size_t bytes);
 /* dst[0..bytes) = src, pipelined through the staging buffers; returns when src may be reused. */
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes);
-/* dst = src[0..bytes) after the work queued before it; returns when dst is complete. */
-cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes);
 /* Unmaps and releases the staging buffers, if any. */
 void clc__staging_release(clc_context *ctx);
 

@@ -109,9 +109,7 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
     if (!bytes)
         return CL_SUCCESS;
     if (!clc__host_in_place(ctx))
-        return clc__staging_wanted(ctx, bytes) ? clc__staged_read(ctx, buffer, data, bytes)
-                                               : clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0,
-                                                                     bytes, data, 0, NULL, NULL);
+        return clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
     /* Mapping is what makes a device's writes visible in host memory it was given. */
     cl_int err = CL_SUCCESS;
     void *p =

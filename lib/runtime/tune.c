@@ -1,0 +1,120 @@
+/* Per-device kernel variants, chosen by timing them.
+ *
+ * No single kernel shape wins everywhere: on a 2-core PoCL whole rows a work-item win, on a
+ * 16-core PoCL and on GPUs work-groups of small blocks do, by factors of 2 to 40. So the first
+ * call of a kernel family on a device times each variant briefly on a synthetic input, on a queue
+ * of its own (the caller's queue may hold work waiting on events only the caller will set), and
+ * keeps the fastest: in the context, and in the disk cache beside the compiled programs, under a
+ * key that adds the family to the program's (library version, device, driver, source, options),
+ * so a new driver or kernel source is timed again. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* One timed run of a variant: enqueue and wait, wall time; negative when it cannot run. */
+static double time_variant(clc_context *ctx, cl_command_queue queue, int variant, clc_tune_run run,
+                           void *arg)
+{
+    const double t0 = clc__seconds();
+    if (run(ctx, queue, variant, arg) != CLC_SUCCESS || clFinish(queue) != CL_SUCCESS)
+        return -1.0;
+    return clc__seconds() - t0;
+}
+
+/* The fastest variant, or -1 when none ran. The variants take turns, round after round, and
+ * each keeps its fastest time: a burst of load from elsewhere then slows one round of every
+ * variant rather than every round of one, and noise only ever adds. Round 0 is a warm-up
+ * (PoCL compiles a kernel per work-group size on its first launch). */
+static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_family *family,
+                   void *arg)
+{
+    double best[8];
+    int ok[8];
+    const int count = family->count < 8 ? family->count : 8;
+    for (int v = 0; v < count; ++v)
+        ok[v] = 1, best[v] = -1.0;
+    for (int round = 0; round < 6; ++round) {
+        for (int v = 0; v < count; ++v) {
+            if (!ok[v])
+                continue;
+            const double t = time_variant(ctx, queue, v, family->run, arg);
+            if (t < 0)
+                ok[v] = 0;
+            else if (round > 0 && (best[v] < 0 || t < best[v]))
+                best[v] = t;
+        }
+    }
+    int choice = -1;
+    for (int v = 0; v < count; ++v)
+        if (ok[v] && best[v] > 0 && (choice < 0 || best[v] < best[choice]))
+            choice = v;
+    return choice;
+}
+
+/* The stored choice for key, or -1. */
+static int load_choice(const clc_context *ctx, const char *key, const clc_tune_family *family)
+{
+    unsigned char *payload = NULL;
+    size_t size = 0;
+    if (!ctx->cache_dir || clc__cache_load(ctx->cache_dir, key, &payload, &size) != 1)
+        return -1;
+    int found = -1;
+    for (int v = 0; v < family->count && found < 0; ++v)
+        if (strlen(family->names[v]) == size && memcmp(payload, family->names[v], size) == 0)
+            found = v;
+    free(payload);
+    return found;
+}
+
+int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
+{
+    const char *env = getenv("CLCOMPUTE_TUNE");
+    if (env && strcmp(env, "0") == 0)
+        return fallback;
+    clc_mutex_lock(&ctx->tune_lock);
+    for (size_t i = 0; i < ctx->tuned_count; ++i) {
+        if (ctx->tuned[i].family == family) {
+            const int v = ctx->tuned[i].variant;
+            clc_mutex_unlock(&ctx->tune_lock);
+            return v;
+        }
+    }
+    char *base = clc__cache_key(ctx, family->source->hash, family->options);
+    char *key = base ? clc__asprintf("%stune: %s\n", base, family->name) : NULL;
+    free(base);
+    int choice = key ? load_choice(ctx, key, family) : -1;
+    if (key && choice < 0) {
+        /* Tuning is an optimisation: when it cannot run (no memory for its input, no second
+         * queue), the device-type default serves, and nothing is stored. */
+        cl_int err = CL_SUCCESS;
+        cl_command_queue queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+        void *arg = NULL;
+        if (err == CL_SUCCESS && family->setup(ctx, &arg) == CLC_SUCCESS) {
+            choice = fastest(ctx, queue, family, arg);
+            family->teardown(arg);
+        }
+        if (err == CL_SUCCESS)
+            clReleaseCommandQueue(queue);
+        if (choice >= 0 && ctx->cache_dir)
+            clc__cache_store(ctx->cache_dir, key, (const unsigned char *)family->names[choice],
+                             strlen(family->names[choice]));
+    }
+    free(key);
+    const int variant = choice >= 0 ? choice : fallback;
+    if (ctx->tuned_count < sizeof ctx->tuned / sizeof ctx->tuned[0]) {
+        ctx->tuned[ctx->tuned_count].family = family;
+        ctx->tuned[ctx->tuned_count].variant = variant;
+        ++ctx->tuned_count;
+    }
+    clc_mutex_unlock(&ctx->tune_lock);
+    return variant;
+}
+
+double clc__seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,173 @@
+/* Per-device variants: timed once, stored beside the cached programs, read back by the next
+ * context, re-timed when the entry is unusable, skipped when a variant cannot run. */
+#include "fixture.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static const clc_embedded_source fake_source = {"fake", "", 0, "fake-source-hash"};
+static const char *const names[] = {"slow", "fast", "broken"};
+
+/* What the fake family saw: setups, runs per variant. */
+static int setups, runs[3];
+
+static clc_status fake_setup(clc_context *ctx, void **arg)
+{
+    (void)ctx;
+    ++setups;
+    *arg = &setups;
+    return CLC_SUCCESS;
+}
+
+static void fake_teardown(void *arg)
+{
+    assert_ptr_equal(arg, &setups);
+}
+
+/* "slow" sleeps 3 ms, "fast" returns at once, "broken" fails: the choice must be "fast". */
+static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
+{
+    (void)ctx;
+    assert_ptr_equal(arg, &setups);
+    assert_ptr_not_equal(queue, clc_context_cl_queue(ctx)); /* never the caller's queue */
+    ++runs[variant];
+    if (variant == 2)
+        return CLC_ERROR_UNSUPPORTED;
+    if (variant == 0) {
+        const struct timespec pause = {0, 3000000};
+        nanosleep(&pause, NULL);
+    }
+    return CLC_SUCCESS;
+}
+
+static const clc_tune_family family = {"fake", &fake_source, "-DFAKE", names,
+                                       3,      fake_setup,   fake_run, fake_teardown};
+
+static void reset(void)
+{
+    setups = 0;
+    memset(runs, 0, sizeof runs);
+}
+
+static clc_context *context_on(const char *dir)
+{
+    clc_context_options options = fixture_options();
+    options.cache = dir ? CLC_CACHE_ON : CLC_CACHE_OFF;
+    options.cache_dir = dir;
+    return fixture_context(&options);
+}
+
+/* Number of entries in dir. */
+static int entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void fastest_is_chosen_stored_and_reused(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("tune");
+    reset();
+    clc_context *ctx = context_on(dir);
+    assert_int_equal(clc__tune(ctx, &family, 0), 1);
+    assert_int_equal(setups, 1);
+    assert_true(runs[0] >= 2 && runs[1] >= 2);
+    assert_int_equal(runs[2], 1); /* a variant that fails is not tried again */
+    assert_int_equal(entries(dir), 1);
+    /* The context remembers: no second timing. */
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 0), 1);
+    assert_int_equal(setups + runs[0] + runs[1], 0);
+    clc_context_destroy(ctx);
+
+    /* A new context reads the stored choice. */
+    reset();
+    ctx = context_on(dir);
+    assert_int_equal(clc__tune(ctx, &family, 0), 1);
+    assert_int_equal(setups, 0);
+    clc_context_destroy(ctx);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+static void unusable_entry_is_timed_again(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("tune");
+    clc_context *ctx = context_on(dir);
+    char *base = clc__cache_key(ctx, fake_source.hash, family.options);
+    char *key = clc__asprintf("%stune: %s\n", base, family.name);
+    assert_non_null(key);
+    /* An entry naming a variant that does not exist (a newer library's, say). */
+    assert_int_equal(clc__cache_store(dir, key, (const unsigned char *)"warp", 4), 0);
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 1);
+    assert_int_equal(setups, 1);
+    clc_context_destroy(ctx);
+    /* The entry now names "fast". */
+    unsigned char *payload = NULL;
+    size_t size = 0;
+    assert_int_equal(clc__cache_load(dir, key, &payload, &size), 1);
+    assert_int_equal(size, 4);
+    assert_memory_equal(payload, "fast", 4);
+    free(payload);
+    free(key);
+    free(base);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+static clc_status failing_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
+{
+    (void)ctx, (void)queue, (void)arg;
+    ++runs[variant];
+    return CLC_ERROR_UNSUPPORTED;
+}
+
+static void tuning_off_or_impossible_gives_the_fallback(void **state)
+{
+    (void)state;
+    clc_context *ctx = context_on(NULL);
+    setenv("CLCOMPUTE_TUNE", "0", 1);
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 2);
+    assert_int_equal(setups, 0);
+    unsetenv("CLCOMPUTE_TUNE");
+    clc_context_destroy(ctx);
+
+    /* No variant runs: the fallback, and nothing stored for the next process. */
+    char *dir = fixture_temp_dir("tune");
+    ctx = context_on(dir);
+    static const char *const broken[] = {"broken-a", "broken-b"};
+    const clc_tune_family failing = {"failing", &fake_source, "-DFAKE",    broken,
+                                     2,         fake_setup,   failing_run, fake_teardown};
+    reset();
+    assert_int_equal(clc__tune(ctx, &failing, 1), 1);
+    assert_int_equal(runs[0], 1);
+    assert_int_equal(runs[1], 1);
+    assert_int_equal(entries(dir), 0);
+    clc_context_destroy(ctx);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fastest_is_chosen_stored_and_reused),
+        cmocka_unit_test(unusable_entry_is_timed_again),
+        cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
