@@ -31,7 +31,9 @@ double bench_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double bench_span_seconds(cl_event before, cl_event after, double t0)
+/* Device seconds from before's end (or after's start without before) to after's end; wall time
+ * since t0 when the events carry no timestamps. */
+static double span_seconds(cl_event before, cl_event after, double t0)
 {
     const double wall = bench_now() - t0;
     cl_ulong b = 0, e = 0;
@@ -44,6 +46,40 @@ double bench_span_seconds(cl_event before, cl_event after, double t0)
         e > b)
         return (double)(e - b) * 1e-9;
     return wall;
+}
+
+double bench_device_seconds(clc_context *ctx, const bench_config *config, int multi_pass,
+                            bench_enqueue enqueue, void *arg, bench_row *row)
+{
+    const int repeats = config->repeats;
+    double *t = malloc((size_t)repeats * sizeof *t);
+    if (!t) {
+        snprintf(row->status, sizeof row->status, "skipped: out of host memory");
+        return -1.0;
+    }
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    clc_status st = CLC_SUCCESS;
+    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
+        cl_event before = NULL, after = NULL;
+        const double t0 = bench_now();
+        if (multi_pass)
+            clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
+        st = enqueue(ctx, arg, &after);
+        if (st == CLC_SUCCESS) {
+            clFinish(q);
+            if (r >= 0)
+                t[r] = span_seconds(before, after, t0);
+        } else {
+            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
+        }
+        if (before)
+            clReleaseEvent(before);
+        if (after)
+            clReleaseEvent(after);
+    }
+    const double median = st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+    free(t);
+    return median;
 }
 
 cl_mem bench_buffer(clc_context *ctx, const void *data, size_t bytes, bench_row *row)

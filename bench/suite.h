@@ -31,11 +31,16 @@ double bench_now(void);
 /* Median of v[0..n) (sorts v). */
 double bench_median(double *v, size_t n);
 
-/* Device time from a marker's completion to an event's end, or from the event's start when
- * before is NULL (one kernel); wall time since t0 when the events carry no timestamps. A marker
- * enqueued on an idle queue completes when the next command may start, so multi-pass calls are
- * timed from it. */
-double bench_span_seconds(cl_event before, cl_event after, double t0);
+/* One enqueue of the operation being timed; the event of its last command in *done. */
+typedef clc_status (*bench_enqueue)(clc_context *ctx, void *arg, cl_event *done);
+
+/* Median device time of `enqueue` over config->repeats runs after a warm-up, from event
+ * timestamps: from the event's own start for one kernel, or, for calls of several passes
+ * (multi_pass), from a marker enqueued just before on the idle queue, which completes when the
+ * first pass may start. Wall time where events carry no timestamps. -1 after filling
+ * row->status. */
+double bench_device_seconds(clc_context *ctx, const bench_config *config, int multi_pass,
+                            bench_enqueue enqueue, void *arg, bench_row *row);
 
 /* A device buffer of `bytes`, holding a copy of data unless it is NULL; NULL after writing why
  * in row->status. */

@@ -9,42 +9,37 @@
 #include "../lib/ref/ref.h"
 #include "suite.h"
 
-/* Device-time median of the enqueue form; -1 after filling row->status. */
-static double device_seconds(clc_context *ctx, const clc_image_desc *desc, const uint16_t *depth,
-                             const clc_intrinsics *k, const clc_cloud_options *options, double *t,
-                             int repeats, bench_row *row)
+typedef struct cloud_job {
+    const clc_image_desc *desc;
+    const clc_intrinsics *k;
+    const clc_cloud_options *options;
+    cl_mem depth, points, count;
+} cloud_job;
+
+static clc_status enqueue_cloud(clc_context *ctx, void *arg, cl_event *done)
+{
+    const cloud_job *j = arg;
+    return clc_depth_to_points_enqueue(ctx, j->desc, j->depth, 0, NULL, NULL, 0, j->k, j->options,
+                                       j->points, NULL, j->count, 0, NULL, done);
+}
+
+/* Device-time median of the enqueue form (all passes); -1 after filling row->status. */
+static double device_seconds(clc_context *ctx, const bench_config *config,
+                             const clc_image_desc *desc, const uint16_t *depth,
+                             const clc_intrinsics *k, const clc_cloud_options *options,
+                             bench_row *row)
 {
     const size_t px = desc->width * desc->height;
-    cl_mem a = bench_buffer(ctx, depth, px * 2, row);
-    cl_mem b = a ? bench_buffer(ctx, NULL, px * 12, row) : NULL;
-    cl_mem c = b ? bench_buffer(ctx, NULL, 4, row) : NULL;
-    clc_status st = c ? CLC_SUCCESS : CLC_ERROR_OUT_OF_RESOURCES;
-    cl_command_queue q = clc_context_cl_queue(ctx);
-    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
-        cl_event before = NULL, after = NULL;
-        const double t0 = bench_now();
-        clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
-        st = clc_depth_to_points_enqueue(ctx, desc, a, 0, NULL, NULL, 0, k, options, b, NULL, c, 0,
-                                         NULL, &after);
-        if (st == CLC_SUCCESS) {
-            clFinish(q);
-            if (r >= 0)
-                t[r] = bench_span_seconds(before, after, t0);
-        } else {
-            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
-        }
-        if (before)
-            clReleaseEvent(before);
-        if (after)
-            clReleaseEvent(after);
-    }
-    if (c)
-        clReleaseMemObject(c);
-    if (b)
-        clReleaseMemObject(b);
-    if (a)
-        clReleaseMemObject(a);
-    return st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+    cloud_job j = {desc, k, options, NULL, NULL, NULL};
+    j.depth = bench_buffer(ctx, depth, px * 2, row);
+    j.points = j.depth ? bench_buffer(ctx, NULL, px * 12, row) : NULL;
+    j.count = j.points ? bench_buffer(ctx, NULL, 4, row) : NULL;
+    const double s = j.count ? bench_device_seconds(ctx, config, 1, enqueue_cloud, &j, row) : -1.0;
+    cl_mem all[] = {j.count, j.points, j.depth};
+    for (int i = 0; i < 3; ++i)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    return s;
 }
 
 int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h,
@@ -118,7 +113,7 @@ int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h
             snprintf(row->status, sizeof row->status, "failed: value %zu is %g, reference %g", bad,
                      (double)out[bad], (double)ref[bad]);
         } else {
-            row->device_s = device_seconds(ctx, &desc, depth, &k, &options, t, repeats, row);
+            row->device_s = device_seconds(ctx, config, &desc, depth, &k, &options, row);
             rc = row->device_s <= 0;
         }
     }

@@ -8,35 +8,31 @@
 #include "../lib/ref/ref.h"
 #include "suite.h"
 
-/* Kernel-only median on device buffers holding the input; -1 after filling why. */
-static double kernel_seconds(clc_context *ctx, const clc_image_desc *src, const uint8_t *in,
-                             const clc_image_desc *dst, double *t, int repeats, bench_row *row)
+typedef struct gray_job {
+    const clc_image_desc *src, *dst;
+    cl_mem in, out;
+} gray_job;
+
+static clc_status enqueue_gray(clc_context *ctx, void *arg, cl_event *done)
 {
-    const size_t in_bytes = src->width * src->height * clc_pixel_size(src->format);
-    cl_mem a = bench_buffer(ctx, in, in_bytes, row);
-    cl_mem b = a ? bench_buffer(ctx, NULL, dst->width * dst->height, row) : NULL;
-    clc_status st = b ? CLC_SUCCESS : CLC_ERROR_OUT_OF_RESOURCES;
-    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
-        cl_event before = NULL, after = NULL; /* one kernel: its own start to end */
-        const double t0 = bench_now();
-        st = clc_gray_enqueue(ctx, src, a, 0, dst, b, 0, NULL, 0, NULL, &after);
-        if (st == CLC_SUCCESS) {
-            clWaitForEvents(1, &after);
-            if (r >= 0)
-                t[r] = bench_span_seconds(before, after, t0);
-        } else {
-            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
-        }
-        if (before)
-            clReleaseEvent(before);
-        if (after)
-            clReleaseEvent(after);
-    }
-    if (b)
-        clReleaseMemObject(b);
-    if (a)
-        clReleaseMemObject(a);
-    return st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+    const gray_job *j = arg;
+    return clc_gray_enqueue(ctx, j->src, j->in, 0, j->dst, j->out, 0, NULL, 0, NULL, done);
+}
+
+/* Kernel-only median on device buffers holding the input; -1 after filling why. */
+static double kernel_seconds(clc_context *ctx, const bench_config *config,
+                             const clc_image_desc *src, const uint8_t *in,
+                             const clc_image_desc *dst, bench_row *row)
+{
+    gray_job j = {src, dst, NULL, NULL};
+    j.in = bench_buffer(ctx, in, src->width * src->height * clc_pixel_size(src->format), row);
+    j.out = j.in ? bench_buffer(ctx, NULL, dst->width * dst->height, row) : NULL;
+    const double s = j.out ? bench_device_seconds(ctx, config, 0, enqueue_gray, &j, row) : -1.0;
+    if (j.out)
+        clReleaseMemObject(j.out);
+    if (j.in)
+        clReleaseMemObject(j.in);
+    return s;
 }
 
 int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
@@ -95,7 +91,7 @@ int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
         snprintf(row->status, sizeof row->status, "failed: result differs from the reference");
         rc = 1;
     } else {
-        row->device_s = kernel_seconds(ctx, &src, in, &dst, t, repeats, row);
+        row->device_s = kernel_seconds(ctx, config, &src, in, &dst, row);
         rc = row->device_s <= 0;
     }
     free(in), free(out), free(ref), free(t);

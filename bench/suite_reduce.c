@@ -70,35 +70,32 @@ static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, 
     return r;
 }
 
-static double device_seconds(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
-                             size_t n, double *t, int repeats, bench_row *row)
+typedef struct reduce_job {
+    clc_reduce_op op;
+    clc_dtype type;
+    size_t n;
+    cl_mem in, out;
+} reduce_job;
+
+static clc_status enqueue_reduce(clc_context *ctx, void *arg, cl_event *done)
 {
-    cl_command_queue q = clc_context_cl_queue(ctx);
-    cl_mem in = bench_buffer(ctx, data, n * clc_dtype_size(type), row);
-    cl_mem out = in ? bench_buffer(ctx, NULL, CLC_REDUCE_RESULT_BYTES, row) : NULL;
-    clc_status st = out ? CLC_SUCCESS : CLC_ERROR_OUT_OF_RESOURCES;
-    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) {
-        cl_event before = NULL, after = NULL;
-        const double t0 = bench_now();
-        clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
-        st = clc_reduce_enqueue(ctx, op, type, in, 0, n, out, 0, NULL, &after);
-        if (st == CLC_SUCCESS) {
-            clFinish(q);
-            if (r >= 0)
-                t[r] = bench_span_seconds(before, after, t0);
-        } else {
-            snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
-        }
-        if (before)
-            clReleaseEvent(before);
-        if (after)
-            clReleaseEvent(after);
-    }
-    if (out)
-        clReleaseMemObject(out);
-    if (in)
-        clReleaseMemObject(in);
-    return st == CLC_SUCCESS ? bench_median(t, (size_t)repeats) : -1.0;
+    const reduce_job *j = arg;
+    return clc_reduce_enqueue(ctx, j->op, j->type, j->in, 0, j->n, j->out, 0, NULL, done);
+}
+
+/* Device-time median of both stages on a device buffer; -1 after filling row->status. */
+static double device_seconds(clc_context *ctx, const bench_config *config, clc_reduce_op op,
+                             clc_dtype type, const void *data, size_t n, bench_row *row)
+{
+    reduce_job j = {op, type, n, NULL, NULL};
+    j.in = bench_buffer(ctx, data, n * clc_dtype_size(type), row);
+    j.out = j.in ? bench_buffer(ctx, NULL, CLC_REDUCE_RESULT_BYTES, row) : NULL;
+    const double s = j.out ? bench_device_seconds(ctx, config, 1, enqueue_reduce, &j, row) : -1.0;
+    if (j.out)
+        clReleaseMemObject(j.out);
+    if (j.in)
+        clReleaseMemObject(j.in);
+    return s;
 }
 
 int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op, clc_dtype type,
@@ -171,7 +168,7 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
                  "failed: %.9g at %zu, the serial loop %.9g at %zu", value, got.index, want.value,
                  want.index);
     } else {
-        row->device_s = device_seconds(ctx, op, type, data, n, t, repeats, row);
+        row->device_s = device_seconds(ctx, config, op, type, data, n, row);
         rc = row->device_s <= 0;
     }
     free(data), free(t);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""numpy's sum, max and argmax on the arrays of clc_bench_reduce (float32 in [-0.5, 0.5)), for a
+"""numpy's sum, max and argmax on the arrays of `clcompute bench` (float32 in [-0.5, 0.5)), for a
 side-by-side comparison in the same run. Prints a Markdown table; exits 0 when numpy is absent.
 OPENBLAS_* variables do not matter here: these reductions do not use BLAS."""
 import sys

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Open3D's create_from_depth_image (legacy and tensor API, CPU) on the frames of
-clc_bench_cloud (u16, 85% valid, depth_trunc 4 m), for a side-by-side comparison. Prints a
+`clcompute bench` (u16, 85% valid, depth_trunc 4 m), for a side-by-side comparison. Prints a
 Markdown table; exits 0 with a note when open3d is absent."""
 import sys
 import time
@@ -12,7 +12,7 @@ except ImportError as e:  # optional peer
     print(f"open3d peer skipped: {e}")
     sys.exit(0)
 
-SIZES = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+SIZES = [(640, 480), (1280, 720), (1920, 1080), (7680, 4320)]
 repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OpenCV's cvtColor (CPU, its default threads) on the sizes of clc_bench_gray, for a side-by-side
+"""OpenCV's cvtColor (CPU, its default threads) on the sizes of `clcompute bench`, for a side-by-side
 comparison in the same run. Prints a Markdown table; exits 0 with a note when cv2 is absent."""
 import sys
 import time

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pyopencl's ReductionKernel sum and array max on the device CLCOMPUTE_DEVICE would pick (the
 first device whose platform or device name contains it; else the first device), on the arrays of
-clc_bench_reduce, timed as kernel calls on device arrays (data already on the device). Prints a
+`clcompute bench`, timed as kernel calls on device arrays (data already on the device). Prints a
 Markdown table; exits 0 when pyopencl is absent."""
 import os
 import sys

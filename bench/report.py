@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Report of one or more `clcompute bench --json` files: a Markdown table per device on stdout
+(the tables of docs/performance.md) and, with -o, a PNG of every kernel row's GB/s beside the
+device's copy bandwidth: one panel per device, bars for device-buffer and host-to-host
+throughput, a dashed line at the copy limit. Files of the same device make one panel: a later file's rows replace
+an earlier file's rows of the same kernel, variant and size (a re-run of one kernel after a change),
+and the panel's title names every date. Needs matplotlib (Debian: python3-matplotlib); exits 0
+with a note when it is absent.
+
+    bench/report.py docs/perf/h200.json docs/perf/pocl2.json -o docs/perf/bandwidth.png
+"""
+import argparse
+import json
+import sys
+
+
+def label(row):
+    return f"{row['kernel']} {row['variant']}\n{row['size']}"
+
+
+def print_table(run):
+    d = run["device"]
+    dates = ", ".join(sorted(set(run["dates"])))
+    print(f"{d['name']} ({d['platform']}, driver {d['driver']}), {dates}: copy bandwidth "
+          f"{run['copy_gbps']:.1f} GB/s; first call with an empty / a warm cache: "
+          + ", ".join(f"{f['kernel']} {f['cold_ms']:.1f} / {f['warm_ms']:.1f} ms"
+                      for f in run["first_call"] if not f["status"]))
+    print()
+    print("| kernel | variant | size | device ms | device GB/s | of copy | host-to-host ms "
+          "| h2h GB/s | serial C ms | device vs C | h2h vs C |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in run["rows"]:
+        if r["status"]:
+            print(f"| {r['kernel']} | {r['variant']} | {r['size']} | {r['status']} |")
+            continue
+        print(f"| {r['kernel']} | {r['variant']} | {r['size']} | {r['device_ms']:.3f} "
+              f"| {r['device_gbps']:.1f} | {100 * r['of_copy']:.0f}% | {r['h2h_ms']:.3f} "
+              f"| {r['h2h_gbps']:.1f} | {r['serial_ms']:.3f} | {r['device_speedup']:.1f}x "
+              f"| {r['h2h_speedup']:.2f}x |")
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json", nargs="+", help="output of clcompute bench --json")
+    parser.add_argument("-o", "--output", help="PNG to write")
+    args = parser.parse_args()
+
+    runs = []  # one per device, in order of first appearance
+    for path in args.json:
+        with open(path) as f:
+            run = json.load(f)
+        same = [r for r in runs if r["device"]["name"] == run["device"]["name"]]
+        if not same:
+            run["dates"] = [run["date"]]
+            runs.append(run)
+            continue
+        merged = same[0]
+        fresh = {(r["kernel"], r["variant"], r["size"]): r for r in run["rows"]}
+        merged["rows"] = [fresh.pop((r["kernel"], r["variant"], r["size"]), r)
+                          for r in merged["rows"]] + list(fresh.values())
+        merged["dates"].append(run["date"])
+    for run in runs:
+        print_table(run)
+    if not args.output:
+        return 0
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # optional, like the peers
+        print(f"plot skipped: {e}", file=sys.stderr)
+        return 0
+    fig, axes = plt.subplots(len(runs), 1, figsize=(14, 4.8 * len(runs)), squeeze=False)
+    for ax, run in zip(axes[:, 0], runs):
+        rows = [r for r in run["rows"] if not r["status"]]
+        x = range(len(rows))
+        dev = [r["device_gbps"] for r in rows]
+        h2h = [r["h2h_gbps"] for r in rows]
+        ax.bar([i - 0.2 for i in x], dev, width=0.4, label="device buffers")
+        ax.bar([i + 0.2 for i in x], h2h, width=0.4, label="host to host")
+        ax.axhline(run["copy_gbps"], color="black", linestyle="--",
+                   label=f"copy bandwidth {run['copy_gbps']:.0f} GB/s")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([label(r) for r in rows], rotation=90, fontsize=7)
+        ax.set_ylabel("GB/s")
+        d = run["device"]
+        dates = ", ".join(sorted(set(run["dates"])))
+        ax.set_title(f"{d['name']} ({d['platform']}, driver {d['driver']}), {dates}")
+        ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
