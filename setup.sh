@@ -12,6 +12,7 @@ packages=(
     pocl-opencl-icd clinfo # a CPU OpenCL device, so everything runs without a GPU
     libcmocka-dev # tests
     libstb-dev # image files, for the tool and examples
+    valgrind oclgrind clang # checkers: valgrind, oclgrind and libFuzzer tests (tests/)
 )
 
 missing=()
@@ -29,4 +30,9 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLC_WERROR=ON
 cmake --build build --parallel "$(nproc)"
+# The same code with AddressSanitizer and UndefinedBehaviorSanitizer, which the test
+# `sanitized_suite` runs (tests/sanitized_suite.sh).
+cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLC_WERROR=ON \
+    -DCLC_SANITIZE=address,undefined -DCLC_BUILD_BENCH=OFF -DCLC_BUILD_EXAMPLES=OFF
+cmake --build build/sanitize --parallel "$(nproc)"
 echo "setup: built into ./build; run the tests with: ctest --test-dir build"

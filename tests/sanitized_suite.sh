@@ -1,0 +1,21 @@
+#!/bin/sh
+# The whole test suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (CLC_SANITIZE=address,undefined, made by setup.sh in BUILD/sanitize): any invalid access, leak
+# of ours or undefined behaviour fails its test. Brought up to date first, so it never runs stale
+# code. Skipped (77) where no sanitizer tree was configured.
+#   sanitized_suite.sh SANITIZE_DIR
+set -eu
+dir=$1
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+    echo "no sanitizer build in $dir (./setup.sh makes one)"
+    exit 77
+fi
+cmake --build "$dir" --parallel "$(nproc 2>/dev/null || echo 2)" >/dev/null
+# Leak detection on, with no suppressions: with PoCL 3.1 none are needed (what PoCL and LLVM
+# keep for the life of the process stays reachable, which LeakSanitizer does not report).
+export ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Left out: tests of packaging and headers (no code of ours runs), the Open3D comparison (Python),
+# and the checkers that bring their own instrumentation.
+exec ctest --test-dir "$dir" --output-on-failure \
+    -E '^(package_consumer|exported_symbols|apple_headers|open3d_cloud|oclgrind_kernels|sanitized_suite|valgrind_.*)$'

@@ -1,0 +1,190 @@
+/* Every kernel and variant once, on small inputs with odd sizes and pitches, results checked
+ * against the serial references. Small enough to run under oclgrind, which interprets kernels
+ * and reports out-of-bounds accesses, uninitialised reads and data races (tests/oclgrind.cmake);
+ * it runs on every CI device too. */
+#include "fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+
+static uint32_t seed = 99;
+
+static uint8_t byte(void)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return (uint8_t)(seed >> 24);
+}
+
+/* Gray in every shape and block path, on rows that allow the vector paths and on rows that do not
+ * (odd pitch), with guard bytes in the destination's padding left untouched. */
+static void gray_every_variant(void **state)
+{
+    clc_context *ctx = *state;
+    static const char *const shapes[] = {"rows", "blocks"};
+    static const char *const paths[] = {"bytes", "vectors", "words"};
+    static const size_t widths[] = {37, 37}, src_pitches[] = {112, 115}, dst_pitches[] = {48, 41};
+    for (size_t c = 0; c < 2; ++c) {
+        const size_t w = widths[c], h = 5;
+        const clc_image_desc src = {CLC_PIXEL_RGB8, w, h, src_pitches[c]};
+        const clc_image_desc dst = {CLC_PIXEL_GRAY8, w, h, dst_pitches[c]};
+        uint8_t *in = malloc(src.pitch * h), *out = malloc(dst.pitch * h);
+        uint8_t *ref = malloc(dst.pitch * h);
+        assert_non_null(in), assert_non_null(out), assert_non_null(ref);
+        for (size_t i = 0; i < src.pitch * h; ++i)
+            in[i] = byte();
+        memset(ref, 0xA5, dst.pitch * h);
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+        for (size_t s = 0; s < 2; ++s)
+            for (size_t p = 0; p < 3; ++p) {
+                setenv("CLCOMPUTE_GRAY_SHAPE", shapes[s], 1);
+                setenv("CLCOMPUTE_GRAY_PATH", paths[p], 1);
+                memset(out, 0xA5, dst.pitch * h);
+                if (clc_gray(ctx, &src, in, &dst, out, NULL) != CLC_SUCCESS)
+                    fail_msg("%s/%s: %s", shapes[s], paths[p], clc_last_error());
+                if (memcmp(out, ref, dst.pitch * h) != 0)
+                    fail_msg("gray %s/%s pitch %zu differs", shapes[s], paths[p], src.pitch);
+            }
+        free(in), free(out), free(ref);
+    }
+    unsetenv("CLCOMPUTE_GRAY_SHAPE");
+    unsetenv("CLCOMPUTE_GRAY_PATH");
+}
+
+/* Depth to points: both shapes, dense and organized, u16 and f32, strides 1 and 2, with colour. */
+static void cloud_every_variant(void **state)
+{
+    clc_context *ctx = *state;
+    enum { W = 23, H = 11 };
+    static const char *const shapes[] = {"items", "groups"};
+    uint16_t depth16[W * H];
+    float depth32[W * H];
+    uint8_t color[W * H * 3];
+    for (size_t i = 0; i < W * H; ++i) {
+        depth16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
+        depth32[i] = depth16[i] * 0.001f;
+        color[3 * i] = byte(), color[3 * i + 1] = byte(), color[3 * i + 2] = byte();
+    }
+    const clc_intrinsics k = {20.0, 21.0, 11.0, 5.0};
+    const clc_image_desc cdesc = {CLC_PIXEL_RGB8, W, H, 0};
+    for (size_t s = 0; s < 2; ++s)
+        for (int f32 = 0; f32 < 2; ++f32)
+            for (int organized = 0; organized < 2; ++organized)
+                for (unsigned stride = 1; stride <= 2; ++stride) {
+                    setenv("CLCOMPUTE_CLOUD_SHAPE", shapes[s], 1);
+                    const clc_image_desc desc = {f32 ? CLC_PIXEL_DEPTH_F32 : CLC_PIXEL_DEPTH_U16, W,
+                                                 H, 0};
+                    clc_cloud_options o = {0};
+                    o.stride = stride;
+                    o.depth_trunc = 1.5;
+                    o.layout = organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE;
+                    const clc_cloud_params p =
+                        clc__cloud_params(1000.0, 1.5, &k, stride, W, H, o.layout);
+                    float points[(W * H + 1) * 3], ref[(W * H + 1) * 3];
+                    uint8_t colors[(W * H + 1) * 3], ref_colors[(W * H + 1) * 3];
+                    const void *d = f32 ? (const void *)depth32 : (const void *)depth16;
+                    const size_t want =
+                        clc__ref_depth_to_points(&desc, d, &cdesc, color, &p, ref, ref_colors);
+                    size_t count = 0;
+                    if (clc_depth_to_points(ctx, &desc, d, &cdesc, color, &k, &o, points, colors,
+                                            W * H, &count) != CLC_SUCCESS)
+                        fail_msg("cloud: %s", clc_last_error());
+                    assert_int_equal(count, want);
+                    for (size_t i = 0; i < 3 * want; ++i) {
+                        assert_true((isnan(points[i]) && isnan(ref[i])) ||
+                                    fabsf(points[i] - ref[i]) <= 1e-5f * fabsf(ref[i]));
+                        assert_int_equal(colors[i], ref_colors[i]);
+                    }
+                }
+    unsetenv("CLCOMPUTE_CLOUD_SHAPE");
+}
+
+/* Reductions: every type and op, both shapes, on a device buffer at an odd element offset. */
+static void reduce_every_variant(void **state)
+{
+    clc_context *ctx = *state;
+    static const char *const shapes[] = {"items", "groups"};
+    static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_I32, CLC_DTYPE_U32, CLC_DTYPE_U8,
+                                      CLC_DTYPE_F64};
+    static const clc_reduce_op ops[] = {CLC_REDUCE_SUM, CLC_REDUCE_MIN, CLC_REDUCE_MAX,
+                                        CLC_REDUCE_ARGMIN, CLC_REDUCE_ARGMAX};
+    const size_t n = 1031, first = 3;
+    const clc_device_info *d = clc_context_device(ctx);
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_mem buf = clCreateBuffer(cl, CL_MEM_READ_ONLY, (n + first) * 8, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    for (size_t s = 0; s < 2; ++s) {
+        setenv("CLCOMPUTE_REDUCE_SHAPE", shapes[s], 1);
+        for (size_t t = 0; t < 5; ++t) {
+            if (types[t] == CLC_DTYPE_F64 && !d->fp64)
+                continue;
+            const size_t esize = clc_dtype_size(types[t]), count = n;
+            /* Small multiples of 1/4: every order of summation gives the exact sum. */
+            unsigned char data[(1031 + 3) * 8];
+            for (size_t i = 0; i < n + first; ++i) {
+                const int v = (int)byte() - 128;
+                if (types[t] == CLC_DTYPE_F32)
+                    ((float *)(void *)data)[i] = (float)v * 0.25f;
+                else if (types[t] == CLC_DTYPE_F64)
+                    ((double *)(void *)data)[i] = (double)v * 0.25;
+                else if (types[t] == CLC_DTYPE_U8)
+                    data[i] = (unsigned char)v;
+                else
+                    ((int32_t *)(void *)data)[i] = v * 1000003;
+            }
+            assert_int_equal(clEnqueueWriteBuffer(clc_context_cl_queue(ctx), buf, CL_TRUE, 0,
+                                                  (n + first) * esize, data, 0, NULL, NULL),
+                             CL_SUCCESS);
+            for (size_t o = 0; o < 5; ++o) {
+                cl_event done = NULL;
+                if (clc_reduce_enqueue(ctx, ops[o], types[t], buf, first * esize, count, res, 0,
+                                       NULL, &done) != CLC_SUCCESS)
+                    fail_msg("reduce: %s", clc_last_error());
+                unsigned char words[CLC_REDUCE_RESULT_BYTES];
+                assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), res, CL_TRUE, 0,
+                                                     sizeof words, words, 1, &done, NULL),
+                                 CL_SUCCESS);
+                clReleaseEvent(done);
+                clc_reduce_result got, want;
+                assert_int_equal(clc_reduce_decode(ops[o], types[t], words, count, &got), 0);
+                clc__ref_reduce(ops[o], types[t], data + first * esize, count, &want, NULL);
+                assert_int_equal(got.index, want.index);
+                if (types[t] == CLC_DTYPE_F32 || types[t] == CLC_DTYPE_F64)
+                    assert_true(got.f == want.f); /* small exact values: every order agrees */
+                else
+                    assert_int_equal(got.u, want.u);
+            }
+        }
+    }
+    unsetenv("CLCOMPUTE_REDUCE_SHAPE");
+    clReleaseMemObject(res);
+    clReleaseMemObject(buf);
+}
+
+static void copy_kernel(void **state)
+{
+    double gbps = 0.0;
+    assert_int_equal(clc_measure_copy_bandwidth(*state, (size_t)1 << 20, 1, &gbps), CLC_SUCCESS);
+    assert_true(gbps > 0.0);
+}
+
+/* An optional argument selects tests by name pattern ("cloud*"), for tools that can check only
+ * some kernels. */
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        FIXTURE_TEST(gray_every_variant),
+        FIXTURE_TEST(cloud_every_variant),
+        FIXTURE_TEST(reduce_every_variant),
+        FIXTURE_TEST(copy_kernel),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* Eight threads share one context and run every kernel family at once, many times, each result
+ * checked against the serial reference: the program registry, variant timing, pinned staging
+ * and the shared queue must hold under contention. Workers record failures; the main thread
+ * asserts (cmocka's assertions must not run on other threads). */
+#include "fixture.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+
+enum { THREADS = 8, ITERATIONS = 30 };
+
+typedef struct worker {
+    clc_context *ctx;
+    unsigned id;
+    int calls;
+    char failure[256]; /* first failure, empty when none */
+} worker;
+
+static void fail_once(worker *w, const char *what, const char *detail)
+{
+    if (!w->failure[0])
+        snprintf(w->failure, sizeof w->failure, "thread %u: %s: %s", w->id, what, detail);
+}
+
+static uint32_t next(uint32_t *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return *seed >> 8;
+}
+
+static void gray_once(worker *w, size_t width, size_t height, uint32_t *seed)
+{
+    const clc_image_desc src = {CLC_PIXEL_RGB8, width, height, 0};
+    const clc_image_desc dst = {CLC_PIXEL_GRAY8, width, height, 0};
+    uint8_t *in = malloc(width * height * 3), *out = malloc(width * height);
+    uint8_t *ref = malloc(width * height);
+    if (!in || !out || !ref) {
+        fail_once(w, "gray", "out of memory");
+    } else {
+        for (size_t i = 0; i < width * height * 3; ++i)
+            in[i] = (uint8_t)next(seed);
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+        if (clc_gray(w->ctx, &src, in, &dst, out, NULL) != CLC_SUCCESS)
+            fail_once(w, "clc_gray", clc_last_error());
+        else if (memcmp(out, ref, width * height) != 0)
+            fail_once(w, "gray", "result differs from the reference");
+        ++w->calls;
+    }
+    free(in), free(out), free(ref);
+}
+
+static void cloud_once(worker *w, size_t width, size_t height, uint32_t *seed)
+{
+    const size_t n = width * height;
+    const clc_image_desc desc = {CLC_PIXEL_DEPTH_U16, width, height, 0};
+    const clc_intrinsics k = {300.0, 310.0, width / 2.0, height / 2.0};
+    clc_cloud_options options = {0};
+    options.depth_trunc = 3.0;
+    const clc_cloud_params p =
+        clc__cloud_params(1000.0, 3.0, &k, 1, width, height, CLC_CLOUD_DENSE);
+    uint16_t *depth = malloc(n * 2);
+    float *out = malloc(n * 12), *ref = malloc((n + 1) * 12); /* the reference may scratch one */
+    if (!depth || !out || !ref) {
+        fail_once(w, "cloud", "out of memory");
+    } else {
+        for (size_t i = 0; i < n; ++i)
+            depth[i] = (uint16_t)(next(seed) % 4000);
+        const size_t want = clc__ref_depth_to_points(&desc, depth, NULL, NULL, &p, ref, NULL);
+        size_t count = 0;
+        if (clc_depth_to_points(w->ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, n,
+                                &count) != CLC_SUCCESS)
+            fail_once(w, "clc_depth_to_points", clc_last_error());
+        else if (count != want)
+            fail_once(w, "cloud", "point count differs from the reference");
+        else
+            for (size_t i = 0; i < 3 * want; ++i)
+                if (fabsf(out[i] - ref[i]) > 1e-5f * fabsf(ref[i])) {
+                    fail_once(w, "cloud", "a point differs from the reference");
+                    break;
+                }
+        ++w->calls;
+    }
+    free(depth), free(out), free(ref);
+}
+
+static void reduce_once(worker *w, size_t n, uint32_t *seed)
+{
+    int32_t *x = malloc(n * sizeof *x);
+    if (!x) {
+        fail_once(w, "reduce", "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; ++i)
+        x[i] = (int32_t)next(seed) - (1 << 23);
+    static const clc_reduce_op ops[] = {CLC_REDUCE_SUM, CLC_REDUCE_ARGMAX};
+    for (size_t o = 0; o < 2; ++o) {
+        clc_reduce_result got, want;
+        clc__ref_reduce(ops[o], CLC_DTYPE_I32, x, n, &want, NULL);
+        if (clc_reduce(w->ctx, ops[o], CLC_DTYPE_I32, x, n, &got) != CLC_SUCCESS)
+            fail_once(w, "clc_reduce", clc_last_error());
+        else if (got.i != want.i || (ops[o] == CLC_REDUCE_ARGMAX && got.index != want.index))
+            fail_once(w, "reduce", "result differs from the reference");
+        ++w->calls;
+    }
+    free(x);
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    uint32_t seed = 17 + w->id;
+    for (int it = 0; it < ITERATIONS && !w->failure[0]; ++it) {
+        /* Odd sizes that differ between threads and iterations. */
+        const size_t width = 61 + 17 * w->id + (size_t)it, height = 37 + 5 * (size_t)it;
+        switch ((w->id + (unsigned)it) % 3) {
+        case 0:
+            gray_once(w, width, height, &seed);
+            break;
+        case 1:
+            cloud_once(w, width, height, &seed);
+            break;
+        default:
+            reduce_once(w, 1000 + 4099 * w->id + 31 * (size_t)it, &seed);
+        }
+    }
+    return NULL;
+}
+
+static void eight_threads_share_one_context(void **state)
+{
+    clc_context *ctx = *state;
+    pthread_t threads[THREADS];
+    worker workers[THREADS];
+    for (unsigned t = 0; t < THREADS; ++t) {
+        memset(&workers[t], 0, sizeof workers[t]);
+        workers[t].ctx = ctx;
+        workers[t].id = t;
+        assert_int_equal(pthread_create(&threads[t], NULL, work, &workers[t]), 0);
+    }
+    int calls = 0;
+    for (unsigned t = 0; t < THREADS; ++t) {
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+        if (workers[t].failure[0])
+            fail_msg("%s", workers[t].failure);
+        calls += workers[t].calls;
+    }
+    assert_true(calls >= THREADS * ITERATIONS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FIXTURE_TEST(eight_threads_share_one_context),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
