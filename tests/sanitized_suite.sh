@@ -18,4 +18,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Left out: tests of packaging and headers (no code of ours runs), the Open3D comparison (Python),
 # and the checkers that bring their own instrumentation.
 exec ctest --test-dir "$dir" --output-on-failure \
-    -E '^(package_consumer|exported_symbols|apple_headers|open3d_cloud|oclgrind_kernels|sanitized_suite|valgrind_.*)$'
+    -E '^(package_consumer|exported_symbols|apple_headers|open3d_cloud|oclgrind_kernels|sanitized_suite|valgrind_.*|fuzz_.*)$'

@@ -256,14 +256,13 @@ typedef struct dense_scratch {
     cl_mem counts, offsets, total;
 } dense_scratch;
 
+/* Releases what exists and forgets it, so that a second call (a failed scratch_create, then the
+ * caller's cleanup) releases nothing twice. */
 static void scratch_release(dense_scratch *s)
 {
-    if (s->counts)
-        clReleaseMemObject(s->counts);
-    if (s->offsets)
-        clReleaseMemObject(s->offsets);
-    if (s->total)
-        clReleaseMemObject(s->total);
+    clc__release_mem(&s->counts);
+    clc__release_mem(&s->offsets);
+    clc__release_mem(&s->total);
 }
 
 static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s)
@@ -402,12 +401,9 @@ typedef struct tune_input {
 static void tune_teardown(void *arg)
 {
     tune_input *t = arg;
-    if (t->depth)
-        clReleaseMemObject(t->depth);
-    if (t->points)
-        clReleaseMemObject(t->points);
-    if (t->count)
-        clReleaseMemObject(t->count);
+    clc__release_mem(&t->depth);
+    clc__release_mem(&t->points);
+    clc__release_mem(&t->count);
     free(t);
 }
 
@@ -526,12 +522,10 @@ typedef struct host_io {
 
 static void host_io_release(host_io *io)
 {
-    cl_mem *all[] = {&io->depth, &io->color, &io->points, &io->colors};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
-        if (*all[i])
-            clReleaseMemObject(*all[i]);
-        *all[i] = NULL;
-    }
+    clc__release_mem(&io->depth);
+    clc__release_mem(&io->color);
+    clc__release_mem(&io->points);
+    clc__release_mem(&io->colors);
 }
 
 clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,

@@ -204,10 +204,8 @@ typedef struct tune_input {
 static void tune_teardown(void *arg)
 {
     tune_input *t = arg;
-    if (t->src_buf)
-        clReleaseMemObject(t->src_buf);
-    if (t->dst_buf)
-        clReleaseMemObject(t->dst_buf);
+    clc__release_mem(&t->src_buf);
+    clc__release_mem(&t->dst_buf);
     free(t);
 }
 

@@ -157,6 +157,9 @@ typedef struct clc_arg {
 cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err);
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err);
 
+/* Releases *m if it is set and clears it, so that cleanup paths may run more than once. */
+void clc__release_mem(cl_mem *m);
+
 /* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
  * and unmap in place, a blocking read otherwise. */
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);

@@ -104,6 +104,13 @@ cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
     return *err == CL_SUCCESS ? m : NULL;
 }
 
+void clc__release_mem(cl_mem *m)
+{
+    if (*m)
+        clReleaseMemObject(*m);
+    *m = NULL;
+}
+
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
 {
     if (!bytes)

@@ -1,0 +1,425 @@
+/* Fault injection: the N-th OpenCL call the library makes fails, for every N along each public
+ * call's path, until a run gets through untouched. Every run must end in an error with a message
+ * (or, where the failure hit an optional step such as variant timing or the disk cache, in the
+ * right result), and once the context is destroyed every cl_mem, cl_kernel, cl_program,
+ * cl_command_queue and cl_context the library created or retained must have been released.
+ *
+ * The library's calls reach the wrappers below through the linker (-Wl,--wrap=clX, see
+ * tests/CMakeLists.txt): __wrap_clX counts and may fail, __real_clX is the ICD loader's. */
+#include "fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ref/ref.h"
+
+/* ---- the wrappers ---- */
+
+static int armed;               /* counting and failing only while a scenario runs */
+static unsigned calls, fail_at; /* failable calls so far; which one fails (0: none) */
+static long live_mem, live_kernel, live_program, live_queue, live_context;
+
+/* Whether this failable call is the one to fail. */
+static int fail_now(void)
+{
+    return armed && ++calls == fail_at;
+}
+
+#define CL_INJECTED CL_OUT_OF_RESOURCES
+
+cl_mem __real_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+cl_mem __wrap_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *p, cl_int *err);
+cl_mem __wrap_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *p, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    cl_mem m = __real_clCreateBuffer(c, f, n, p, err);
+    live_mem += armed && m;
+    return m;
+}
+
+cl_int __real_clRetainMemObject(cl_mem);
+cl_int __wrap_clRetainMemObject(cl_mem m);
+cl_int __wrap_clRetainMemObject(cl_mem m)
+{
+    cl_int err = __real_clRetainMemObject(m);
+    live_mem += armed && err == CL_SUCCESS;
+    return err;
+}
+
+cl_int __real_clReleaseMemObject(cl_mem);
+cl_int __wrap_clReleaseMemObject(cl_mem m);
+cl_int __wrap_clReleaseMemObject(cl_mem m)
+{
+    live_mem -= armed;
+    return __real_clReleaseMemObject(m);
+}
+
+cl_kernel __real_clCreateKernel(cl_program, const char *, cl_int *);
+cl_kernel __wrap_clCreateKernel(cl_program p, const char *name, cl_int *err);
+cl_kernel __wrap_clCreateKernel(cl_program p, const char *name, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_INJECTED;
+        return NULL;
+    }
+    cl_kernel k = __real_clCreateKernel(p, name, err);
+    live_kernel += armed && k;
+    return k;
+}
+
+cl_int __real_clReleaseKernel(cl_kernel);
+cl_int __wrap_clReleaseKernel(cl_kernel k);
+cl_int __wrap_clReleaseKernel(cl_kernel k)
+{
+    live_kernel -= armed;
+    return __real_clReleaseKernel(k);
+}
+
+cl_program __real_clCreateProgramWithSource(cl_context, cl_uint, const char **, const size_t *,
+                                            cl_int *);
+cl_program __wrap_clCreateProgramWithSource(cl_context c, cl_uint n, const char **s,
+                                            const size_t *l, cl_int *err);
+cl_program __wrap_clCreateProgramWithSource(cl_context c, cl_uint n, const char **s,
+                                            const size_t *l, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    cl_program p = __real_clCreateProgramWithSource(c, n, s, l, err);
+    live_program += armed && p;
+    return p;
+}
+
+cl_program __real_clCreateProgramWithBinary(cl_context, cl_uint, const cl_device_id *,
+                                            const size_t *, const unsigned char **, cl_int *,
+                                            cl_int *);
+cl_program __wrap_clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                            const size_t *l, const unsigned char **b,
+                                            cl_int *status, cl_int *err);
+cl_program __wrap_clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                            const size_t *l, const unsigned char **b,
+                                            cl_int *status, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_INVALID_BINARY;
+        return NULL;
+    }
+    cl_program p = __real_clCreateProgramWithBinary(c, n, d, l, b, status, err);
+    live_program += armed && p;
+    return p;
+}
+
+cl_int __real_clReleaseProgram(cl_program);
+cl_int __wrap_clReleaseProgram(cl_program p);
+cl_int __wrap_clReleaseProgram(cl_program p)
+{
+    live_program -= armed;
+    return __real_clReleaseProgram(p);
+}
+
+cl_int __real_clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *,
+                             void(CL_CALLBACK *)(cl_program, void *), void *);
+cl_int __wrap_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *o,
+                             void(CL_CALLBACK *f)(cl_program, void *), void *u);
+cl_int __wrap_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *o,
+                             void(CL_CALLBACK *f)(cl_program, void *), void *u)
+{
+    return fail_now() ? CL_BUILD_PROGRAM_FAILURE : __real_clBuildProgram(p, n, d, o, f, u);
+}
+
+cl_command_queue __real_clCreateCommandQueue(cl_context, cl_device_id, cl_command_queue_properties,
+                                             cl_int *);
+cl_command_queue __wrap_clCreateCommandQueue(cl_context c, cl_device_id d,
+                                             cl_command_queue_properties p, cl_int *err);
+cl_command_queue __wrap_clCreateCommandQueue(cl_context c, cl_device_id d,
+                                             cl_command_queue_properties p, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    cl_command_queue q = __real_clCreateCommandQueue(c, d, p, err);
+    live_queue += armed && q;
+    return q;
+}
+
+cl_int __real_clReleaseCommandQueue(cl_command_queue);
+cl_int __wrap_clReleaseCommandQueue(cl_command_queue q);
+cl_int __wrap_clReleaseCommandQueue(cl_command_queue q)
+{
+    live_queue -= armed;
+    return __real_clReleaseCommandQueue(q);
+}
+
+cl_context __real_clCreateContext(const cl_context_properties *, cl_uint, const cl_device_id *,
+                                  void(CL_CALLBACK *)(const char *, const void *, size_t, void *),
+                                  void *, cl_int *);
+cl_context __wrap_clCreateContext(const cl_context_properties *p, cl_uint n, const cl_device_id *d,
+                                  void(CL_CALLBACK *f)(const char *, const void *, size_t, void *),
+                                  void *u, cl_int *err);
+cl_context __wrap_clCreateContext(const cl_context_properties *p, cl_uint n, const cl_device_id *d,
+                                  void(CL_CALLBACK *f)(const char *, const void *, size_t, void *),
+                                  void *u, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    cl_context c = __real_clCreateContext(p, n, d, f, u, err);
+    live_context += armed && c;
+    return c;
+}
+
+cl_int __real_clReleaseContext(cl_context);
+cl_int __wrap_clReleaseContext(cl_context c);
+cl_int __wrap_clReleaseContext(cl_context c)
+{
+    live_context -= armed;
+    return __real_clReleaseContext(c);
+}
+
+/* Enqueues and waits: fail with CL_OUT_OF_RESOURCES, as a driver under memory pressure does. */
+cl_int __real_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                                     const size_t *, const size_t *, cl_uint, const cl_event *,
+                                     cl_event *);
+cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *o,
+                                     const size_t *g, const size_t *l, cl_uint n, const cl_event *w,
+                                     cl_event *e);
+cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *o,
+                                     const size_t *g, const size_t *l, cl_uint n, const cl_event *w,
+                                     cl_event *e)
+{
+    return fail_now() ? CL_INJECTED : __real_clEnqueueNDRangeKernel(q, k, dims, o, g, l, n, w, e);
+}
+
+cl_int __real_clEnqueueWriteBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *,
+                                   cl_uint, const cl_event *, cl_event *);
+cl_int __wrap_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t s,
+                                   const void *p, cl_uint n, const cl_event *w, cl_event *e);
+cl_int __wrap_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t s,
+                                   const void *p, cl_uint n, const cl_event *w, cl_event *e)
+{
+    return fail_now() ? CL_INJECTED : __real_clEnqueueWriteBuffer(q, m, b, o, s, p, n, w, e);
+}
+
+cl_int __real_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *,
+                                  cl_uint, const cl_event *, cl_event *);
+cl_int __wrap_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t s,
+                                  void *p, cl_uint n, const cl_event *w, cl_event *e);
+cl_int __wrap_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t s,
+                                  void *p, cl_uint n, const cl_event *w, cl_event *e)
+{
+    return fail_now() ? CL_INJECTED : __real_clEnqueueReadBuffer(q, m, b, o, s, p, n, w, e);
+}
+
+void *__real_clEnqueueMapBuffer(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t,
+                                cl_uint, const cl_event *, cl_event *, cl_int *);
+void *__wrap_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o,
+                                size_t s, cl_uint n, const cl_event *w, cl_event *e, cl_int *err);
+void *__wrap_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o,
+                                size_t s, cl_uint n, const cl_event *w, cl_event *e, cl_int *err)
+{
+    if (fail_now()) {
+        if (err)
+            *err = CL_MAP_FAILURE;
+        return NULL;
+    }
+    return __real_clEnqueueMapBuffer(q, m, b, f, o, s, n, w, e, err);
+}
+
+cl_int __real_clFinish(cl_command_queue);
+cl_int __wrap_clFinish(cl_command_queue q);
+cl_int __wrap_clFinish(cl_command_queue q)
+{
+    /* The queue really finishes either way: what fails is only the report. */
+    const cl_int err = __real_clFinish(q);
+    return fail_now() ? CL_INJECTED : err;
+}
+
+cl_int __real_clSetKernelArg(cl_kernel, cl_uint, size_t, const void *);
+cl_int __wrap_clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v);
+cl_int __wrap_clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v)
+{
+    return fail_now() ? CL_INVALID_ARG_SIZE : __real_clSetKernelArg(k, i, s, v);
+}
+
+/* ---- scenarios ---- */
+
+enum { W = 45, H = 21 };
+
+/* One public call path on a new context; returns its status and checks the result when it
+ * succeeded. The context is destroyed before returning. */
+typedef clc_status (*scenario)(const char *cache_dir);
+
+static clc_status open_context(const char *cache_dir, clc_context **ctx)
+{
+    clc_context_options o = fixture_options();
+    o.cache = cache_dir ? CLC_CACHE_ON : CLC_CACHE_OFF;
+    o.cache_dir = cache_dir;
+    return clc_context_create(&o, ctx);
+}
+
+static clc_status gray_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    unsigned char in[W * H * 3], out[W * H], ref[W * H];
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = (unsigned char)(i * 37);
+    st = clc_gray(ctx, &src, in, &dst, out, NULL);
+    clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+    if (st == CLC_SUCCESS && memcmp(out, ref, sizeof out) != 0)
+        fail_msg("gray succeeded with a wrong result (call %u failed)", fail_at);
+    clc_context_destroy(ctx);
+    return st;
+}
+
+static clc_status cloud_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, W, H, 0};
+    const clc_intrinsics k = {30.0, 30.0, W / 2.0, H / 2.0};
+    uint16_t d[W * H];
+    for (size_t i = 0; i < W * H; ++i)
+        d[i] = (uint16_t)(i % 7 ? 500 + i : 0);
+    float points[W * H * 3], ref[(W * H + 1) * 3];
+    size_t count = 0;
+    st = clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, NULL, points, NULL, W * H, &count);
+    const clc_cloud_params p = clc__cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
+    const size_t want = clc__ref_depth_to_points(&depth, d, NULL, NULL, &p, ref, NULL);
+    if (st == CLC_SUCCESS && (count != want || memcmp(points, ref, want * 12) != 0))
+        fail_msg("cloud succeeded with a wrong result (call %u failed)", fail_at);
+    clc_context_destroy(ctx);
+    return st;
+}
+
+static clc_status reduce_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    int32_t x[3001];
+    for (int i = 0; i < 3001; ++i)
+        x[i] = (i * 7919) % 1000 - 500;
+    clc_reduce_result r, want;
+    st = clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, 3001, &r);
+    clc__ref_reduce(CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, 3001, &want, NULL);
+    if (st == CLC_SUCCESS && (r.i != want.i || r.index != want.index))
+        fail_msg("reduce succeeded with a wrong result (call %u failed)", fail_at);
+    clc_context_destroy(ctx);
+    return st;
+}
+
+static clc_status copy_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    double gbps = 0.0;
+    st = clc_measure_copy_bandwidth(ctx, (size_t)1 << 20, 1, &gbps);
+    clc_context_destroy(ctx);
+    return st;
+}
+
+/* Fails call 1, 2, ... of the scenario until a run makes fewer failable calls than the index. */
+static void every_failure_along(scenario run, const char *name, const char *cache_dir)
+{
+    unsigned n = 0, total = 0;
+    for (fail_at = 1; fail_at < 5000; ++fail_at) {
+        calls = 0;
+        live_mem = live_kernel = live_program = live_queue = live_context = 0;
+        armed = 1;
+        const clc_status st = run(cache_dir);
+        armed = 0;
+        if (live_mem || live_kernel || live_program || live_queue || live_context)
+            fail_msg("%s, call %u failing: still held at the end: %ld buffers, %ld kernels, "
+                     "%ld programs, %ld queues, %ld contexts",
+                     name, fail_at, live_mem, live_kernel, live_program, live_queue, live_context);
+        if (calls < fail_at) { /* nothing failed: the path is covered */
+            if (st != CLC_SUCCESS)
+                fail_msg("%s without a failure: %s", name, clc_last_error());
+            total = calls;
+            break;
+        }
+        if (st != CLC_SUCCESS) {
+            ++n;
+            const char *message = clc_last_error();
+            if (!message || !*message)
+                fail_msg("%s, call %u failing: status %d without a message", name, fail_at, st);
+        }
+    }
+    assert_true(total > 0);
+    printf("%s: %u failable calls, each failed once: %u errors reported, %u absorbed (optional "
+           "steps)\n",
+           name, total, n, total - n);
+}
+
+static void gray_faults(void **state)
+{
+    (void)state;
+    every_failure_along(gray_call, "gray", NULL);
+}
+
+static void cloud_faults(void **state)
+{
+    (void)state;
+    every_failure_along(cloud_call, "cloud", NULL);
+}
+
+static void reduce_faults(void **state)
+{
+    (void)state;
+    every_failure_along(reduce_call, "reduce", NULL);
+}
+
+static void copy_faults(void **state)
+{
+    (void)state;
+    every_failure_along(copy_call, "copy", NULL);
+}
+
+/* With the disk cache on: loading and storing binaries, and the stored variant choice. */
+static void gray_faults_with_cache(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("faults");
+    armed = 0;
+    assert_int_equal(gray_call(dir), CLC_SUCCESS); /* fill the cache: the next runs load */
+    every_failure_along(gray_call, "gray, cache warm", dir);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) /* a test name pattern, to run one */
+        cmocka_set_test_filter(argv[1]);
+    /* Variant timing stays on: its failures must be absorbed, never reported. */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(copy_faults),
+        cmocka_unit_test(reduce_faults),
+        cmocka_unit_test(gray_faults),
+        cmocka_unit_test(cloud_faults),
+        cmocka_unit_test(gray_faults_with_cache),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
