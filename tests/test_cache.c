@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -311,6 +313,53 @@ static void concurrent_writers_leave_one_whole_entry(void **state)
     free(back);
 }
 
+/* Child mode of this executable (see main): builds value_source with -DVALUE=7 in a new context on
+ * dir, many times over in fresh contexts, so that its stores race the other process's. */
+static int child_build(const char *dir)
+{
+    for (int i = 0; i < 10; ++i) {
+        clc_context_options o = fixture_options();
+        o.cache = CLC_CACHE_ON;
+        o.cache_dir = dir;
+        clc_context *ctx = NULL;
+        cl_program program = NULL;
+        if (clc_context_create(&o, &ctx) != CLC_SUCCESS ||
+            clc_program_build(ctx, value_source, "-DVALUE=7", &program) != CLC_SUCCESS)
+            return 1;
+        clReleaseProgram(program);
+        clc_context_destroy(ctx);
+    }
+    return 0;
+}
+
+static pid_t spawn_child(const char *self, const char *dir)
+{
+    extern char **environ;
+    char *argv[] = {(char *)self, (char *)"--child-build", (char *)dir, NULL};
+    pid_t pid = 0;
+    assert_int_equal(posix_spawn(&pid, self, NULL, NULL, argv, environ), 0);
+    return pid;
+}
+
+static const char *self_path;
+
+/* Two processes compile and store the same program at once: one whole entry remains, and a third
+ * context loads it. */
+static void two_processes_building_the_same_program(void **state)
+{
+    fixture *f = *state;
+    const pid_t a = spawn_child(self_path, f->dir), b = spawn_child(self_path, f->dir);
+    int status_a = 0, status_b = 0;
+    assert_int_equal(waitpid(a, &status_a, 0), a);
+    assert_int_equal(waitpid(b, &status_b, 0), b);
+    assert_true(WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0);
+    assert_true(WIFEXITED(status_b) && WEXITSTATUS(status_b) == 0);
+    free(only_entry(f->dir));
+    const clc_cache_stats stats = build_in_new_context(f->dir, 7);
+    assert_int_equal(stats.hits, 1);
+    assert_int_equal(stats.rejected, 0);
+}
+
 static void environment_chooses_the_directory(void **state)
 {
     (void)state;
@@ -371,8 +420,11 @@ static void cache_off_compiles_every_time(void **state)
 
 #define CASE(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--child-build") == 0)
+        return child_build(argv[2]);
+    self_path = argv[0];
     const struct CMUnitTest tests[] = {
         CASE(second_context_loads_from_cache),
         CASE(corrupt_payload_is_rejected_and_rebuilt),
@@ -384,6 +436,7 @@ int main(void)
         CASE(store_and_load_round_trip_without_opencl),
         CASE(absurd_payload_length_is_rejected_without_allocating_it),
         CASE(concurrent_writers_leave_one_whole_entry),
+        CASE(two_processes_building_the_same_program),
         cmocka_unit_test(environment_chooses_the_directory),
         cmocka_unit_test(cache_off_compiles_every_time),
     };
