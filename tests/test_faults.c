@@ -340,6 +340,58 @@ static clc_status copy_call(const char *cache_dir)
     return st;
 }
 
+/* The enqueue forms on device buffers the scenario makes (and releases) itself: gray, then a
+ * reduction of the gray bytes, chained through events. */
+static clc_status enqueue_calls(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    unsigned char in[W * H * 3], ref[W * H];
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = (unsigned char)(i * 13);
+    clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_mem a = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+    cl_mem b = err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE, W * H, NULL, &err) : NULL;
+    cl_mem r = err == CL_SUCCESS
+                   ? clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err)
+                   : NULL;
+    st = (clc_status)err;
+    cl_event gray_done = NULL, sum_done = NULL;
+    if (st == CLC_SUCCESS)
+        st = clc_gray_enqueue(ctx, &src, a, 0, &dst, b, 0, NULL, 0, NULL, &gray_done);
+    if (st == CLC_SUCCESS)
+        st = clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U8, b, 0, W * H, r, 1, &gray_done,
+                                &sum_done);
+    unsigned char words[CLC_REDUCE_RESULT_BYTES];
+    if (st == CLC_SUCCESS)
+        st = (clc_status)clEnqueueReadBuffer(clc_context_cl_queue(ctx), r, CL_TRUE, 0, sizeof words,
+                                             words, 1, &sum_done, NULL);
+    if (st == CLC_SUCCESS) {
+        clc_reduce_result got;
+        uint64_t want = 0;
+        for (size_t i = 0; i < W * H; ++i)
+            want += ref[i];
+        assert_int_equal(clc_reduce_decode(CLC_REDUCE_SUM, CLC_DTYPE_U8, words, W * H, &got), 0);
+        if (got.u != want)
+            fail_msg("enqueue chain succeeded with a wrong sum (call %u failed)", fail_at);
+    }
+    if (gray_done)
+        clReleaseEvent(gray_done);
+    if (sum_done)
+        clReleaseEvent(sum_done);
+    cl_mem all[] = {a, b, r};
+    for (int i = 0; i < 3; ++i)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    clc_context_destroy(ctx);
+    return st;
+}
+
 /* Fails call 1, 2, ... of the scenario until a run makes fewer failable calls than the index. */
 static void every_failure_along(scenario run, const char *name, const char *cache_dir)
 {
@@ -397,6 +449,12 @@ static void copy_faults(void **state)
     every_failure_along(copy_call, "copy", NULL);
 }
 
+static void enqueue_faults(void **state)
+{
+    (void)state;
+    every_failure_along(enqueue_calls, "gray then sum, enqueued", NULL);
+}
+
 /* With the disk cache on: loading and storing binaries, and the stored variant choice. */
 static void gray_faults_with_cache(void **state)
 {
@@ -420,6 +478,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(gray_faults),
         cmocka_unit_test(cloud_faults),
         cmocka_unit_test(gray_faults_with_cache),
+        cmocka_unit_test(enqueue_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
