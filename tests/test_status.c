@@ -16,6 +16,7 @@ static const int library_statuses[] = {
     CLC_ERROR_UNSUPPORTED,
     CLC_ERROR_IO,
     CLC_ERROR_SIZE_OVERFLOW,
+    CLC_ERROR_CANCELLED,
 };
 #define COUNT (sizeof library_statuses / sizeof library_statuses[0])
 

@@ -10,5 +10,6 @@
 #include "clcompute/image.h"
 #include "clcompute/cloud.h"
 #include "clcompute/reduce.h"
+#include "clcompute/batch.h"
 
 #endif

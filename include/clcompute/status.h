@@ -38,7 +38,9 @@ typedef enum clc_status {
     /* A file could not be read or written. */
     CLC_ERROR_IO = -2007,
     /* A size computation would overflow size_t, or a buffer is too small for the result. */
-    CLC_ERROR_SIZE_OVERFLOW = -2008
+    CLC_ERROR_SIZE_OVERFLOW = -2008,
+    /* The work was cancelled (clc_batch_cancel) before it ran. */
+    CLC_ERROR_CANCELLED = -2009
 } clc_status;
 
 /*

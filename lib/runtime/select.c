@@ -210,3 +210,68 @@ clc_status clc_device_select(const clc_device_list *list, const char *selector, 
     return clc__select_among(clc_device_list_get(list, 0), clc_device_list_count(list), selector,
                              origin, index, reason, reason_size);
 }
+
+clc_status clc_device_select_many(const clc_device_list *list, const char *selectors,
+                                  size_t *indices, size_t capacity, size_t *count)
+{
+    if (!list || !count || (!indices && capacity))
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_device_select_many: list and count must not be NULL");
+    *count = 0;
+    const char *origin = "selector";
+    if (!selectors || !*selectors) {
+        const char *env = getenv(CLC_DEVICE_ENV);
+        selectors = env && *env ? env : "default";
+        origin = env && *env ? CLC_DEVICE_ENV : "selector";
+    }
+    const clc_device_info *devices = clc_device_list_get(list, 0);
+    const size_t n = clc_device_list_count(list);
+    size_t found = 0;
+    char part[MAX_SELECTOR + 1];
+    const char *p = selectors;
+    while (*p == ' ')
+        ++p;
+    if (clc__equals_nocase(p, "all")) {
+        for (size_t i = 0; i < n; ++i) {
+            if (!devices[i].available)
+                continue;
+            if (found < capacity)
+                indices[found] = i;
+            ++found;
+        }
+        if (!found)
+            return clc__fail(NULL, CLC_ERROR_NO_DEVICE, "%s \"all\": no available device", origin);
+    } else {
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            if (len > MAX_SELECTOR)
+                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                                 "%s \"%s\": a part is longer than %d characters", origin,
+                                 selectors, MAX_SELECTOR);
+            memcpy(part, p, len);
+            part[len] = '\0';
+            /* An empty part ("gpu,,cpu", a trailing comma) is a mistake, not "default". */
+            size_t index = 0;
+            clc_status st = CLC_SUCCESS;
+            if (strspn(part, " \t") == len)
+                st = clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" has an empty part",
+                               origin, selectors);
+            else
+                st = clc__select_among(devices, n, part, origin, &index, NULL, 0);
+            if (st != CLC_SUCCESS)
+                return st;
+            if (found < capacity)
+                indices[found] = index;
+            ++found;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+    }
+    *count = found;
+    if (found > capacity)
+        return clc__fail(NULL, CLC_ERROR_SIZE_OVERFLOW, "%s \"%s\" names %zu devices; room for %zu",
+                         origin, selectors, found, capacity);
+    return CLC_SUCCESS;
+}

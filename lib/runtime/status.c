@@ -26,6 +26,7 @@ static const status_entry table[] = {
     {CLC_ERROR_IO, "CLC_ERROR_IO", "a file could not be read or written"},
     {CLC_ERROR_SIZE_OVERFLOW, "CLC_ERROR_SIZE_OVERFLOW",
      "a size is too large to represent or a buffer is too small"},
+    {CLC_ERROR_CANCELLED, "CLC_ERROR_CANCELLED", "the work was cancelled before it ran"},
     {-1, "CL_DEVICE_NOT_FOUND", "OpenCL: no device of the requested type"},
     {-2, "CL_DEVICE_NOT_AVAILABLE", "OpenCL: device not available"},
     {-3, "CL_COMPILER_NOT_AVAILABLE", "OpenCL: no compiler for this device"},

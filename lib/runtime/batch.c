@@ -1,0 +1,270 @@
+/* Batches across devices: workers (a context, its queue and a thread each) take the next item as
+ * they become free, so the split follows each device's speed without measuring it first, and
+ * two workers a device overlap one item's transfers with another's kernels. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct batch_worker {
+    clc_context *ctx;
+    size_t device; /* index into the batch's devices */
+    struct clc_batch *batch;
+} batch_worker;
+
+struct clc_batch {
+    batch_worker *workers;
+    size_t worker_count;
+    size_t device_count;
+    size_t *first_worker;      /* per device: its first worker, whose context describes it */
+    size_t *done;              /* per device: items completed in the last run */
+    cl_device_id *sub_devices; /* created by partitioning, released with the batch */
+    size_t sub_device_count;
+    atomic_int cancelled;
+
+    /* One run's state. */
+    atomic_size_t next;
+    size_t count;
+    clc_batch_job job;
+    void *user;
+    clc_status *statuses;
+    clc_batch_progress progress;
+    void *progress_user;
+    clc_mutex lock; /* guards done, completed, failed, first_failure and progress calls */
+    size_t completed, failed, first_failure;
+    clc_status first_status;
+};
+
+void clc_batch_destroy(clc_batch *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->worker_count; ++i)
+        clc_context_destroy(b->workers[i].ctx);
+    for (size_t i = 0; i < b->sub_device_count; ++i)
+        clReleaseDevice(b->sub_devices[i]);
+    clc_mutex_destroy(&b->lock);
+    free(b->workers);
+    free(b->first_worker);
+    free(b->done);
+    free(b->sub_devices);
+    free(b);
+}
+
+/* A worker's context on `device` of `platform`: its own cl_context, then wrapped. */
+static clc_status worker_context(cl_platform_id platform, cl_device_id device,
+                                 const clc_batch_options *o, clc_context **ctx)
+{
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(NULL, err, "clCreateContext(batch worker)");
+    /* The device as the context names it: for a sub-device PoCL 3.1 reports another handle
+     * than clCreateSubDevices returned, and the context's own is the one it accepts. */
+    cl_device_id own = NULL;
+    err = clGetContextInfo(cl, CL_CONTEXT_DEVICES, sizeof own, &own, NULL);
+    if (err != CL_SUCCESS) {
+        clReleaseContext(cl);
+        return clc__cl_fail(NULL, err, "clGetContextInfo(batch worker)");
+    }
+    clc_context_options options = {0};
+    options.cache = o ? o->cache : CLC_CACHE_AUTO;
+    options.cache_dir = o ? o->cache_dir : NULL;
+    clc_status st = clc_context_wrap(cl, own, NULL, &options, ctx);
+    clReleaseContext(cl); /* the wrapped context holds its own reference */
+    return st;
+}
+
+/* The devices one selected device stands for: itself, or its equal partitions. */
+static clc_status expand(clc_batch *b, const clc_device_info *d, unsigned partitions,
+                         cl_device_id *out, size_t *n)
+{
+    *n = 1;
+    out[0] = d->device;
+    if (partitions < 2 || d->type != CLC_DEVICE_CPU)
+        return CLC_SUCCESS;
+    const cl_uint units = d->compute_units / partitions;
+    if (units == 0)
+        return clc__fail(NULL, CLC_ERROR_UNSUPPORTED,
+                         "cannot split \"%s\" (%u compute units) into %u sub-devices", d->name,
+                         d->compute_units, partitions);
+    const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                                  (cl_device_partition_property)units, 0};
+    cl_uint made = 0;
+    cl_int err = clCreateSubDevices(d->device, props, partitions, out, &made);
+    if (err != CL_SUCCESS)
+        return clc__cl_fail(NULL, err, "clCreateSubDevices");
+    cl_device_id *grown = realloc(b->sub_devices, (b->sub_device_count + made) * sizeof *grown);
+    if (!grown) {
+        for (cl_uint i = 0; i < made; ++i)
+            clReleaseDevice(out[i]);
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_batch_create");
+    }
+    memcpy(grown + b->sub_device_count, out, made * sizeof *out);
+    b->sub_devices = grown;
+    b->sub_device_count += made;
+    *n = made;
+    return CLC_SUCCESS;
+}
+
+enum { MAX_DEVICES = 64, MAX_PARTITIONS = 64 };
+
+clc_status clc_batch_create(const clc_batch_options *options, clc_batch **out)
+{
+    if (!out)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_batch_create: batch is NULL");
+    *out = NULL;
+    const unsigned partitions = options ? options->cpu_partitions : 0;
+    const unsigned per_device =
+        options && options->workers_per_device ? options->workers_per_device : 2;
+    if (partitions > MAX_PARTITIONS || per_device > 64)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_batch_create: %u partitions and %u workers a device; at most %d "
+                         "and 64",
+                         partitions, per_device, MAX_PARTITIONS);
+    clc_device_list *list = NULL;
+    clc_status st = clc_devices_query(&list);
+    if (st != CLC_SUCCESS)
+        return st;
+    size_t chosen[MAX_DEVICES], n = 0;
+    st = clc_device_select_many(list, options ? options->devices : NULL, chosen, MAX_DEVICES, &n);
+    clc_batch *b = st == CLC_SUCCESS ? calloc(1, sizeof *b) : NULL;
+    if (st == CLC_SUCCESS && (!b || clc_mutex_init(&b->lock) != 0)) {
+        free(b);
+        b = NULL;
+        st = clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_batch_create");
+    }
+    const size_t most = n * (partitions > 1 ? partitions : 1);
+    if (st == CLC_SUCCESS) {
+        b->workers = calloc(most * per_device, sizeof *b->workers);
+        b->first_worker = calloc(most, sizeof *b->first_worker);
+        b->done = calloc(most, sizeof *b->done);
+        if (!b->workers || !b->first_worker || !b->done)
+            st = clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_batch_create");
+    }
+    for (size_t i = 0; i < n && st == CLC_SUCCESS; ++i) {
+        const clc_device_info *d = clc_device_list_get(list, chosen[i]);
+        cl_device_id devices[MAX_PARTITIONS];
+        size_t parts = 0;
+        st = expand(b, d, partitions, devices, &parts);
+        for (size_t p = 0; p < parts && st == CLC_SUCCESS; ++p) {
+            b->first_worker[b->device_count] = b->worker_count;
+            for (unsigned w = 0; w < per_device && st == CLC_SUCCESS; ++w) {
+                batch_worker *worker = &b->workers[b->worker_count];
+                st = worker_context(d->platform, devices[p], options, &worker->ctx);
+                if (st == CLC_SUCCESS) {
+                    worker->device = b->device_count;
+                    worker->batch = b;
+                    ++b->worker_count;
+                }
+            }
+            ++b->device_count;
+        }
+    }
+    clc_device_list_destroy(list);
+    if (st != CLC_SUCCESS) {
+        clc_batch_destroy(b);
+        return st;
+    }
+    *out = b;
+    return CLC_SUCCESS;
+}
+
+size_t clc_batch_device_count(const clc_batch *b)
+{
+    return b ? b->device_count : 0;
+}
+
+const clc_device_info *clc_batch_device(const clc_batch *b, size_t device)
+{
+    if (!b || device >= b->device_count)
+        return NULL;
+    return clc_context_device(b->workers[b->first_worker[device]].ctx);
+}
+
+size_t clc_batch_items_done(const clc_batch *b, size_t device)
+{
+    return b && device < b->device_count ? b->done[device] : 0;
+}
+
+void clc_batch_cancel(clc_batch *b)
+{
+    if (b)
+        atomic_store(&b->cancelled, 1);
+}
+
+static void *work(void *arg)
+{
+    batch_worker *w = arg;
+    clc_batch *b = w->batch;
+    while (!atomic_load(&b->cancelled)) {
+        const size_t item = atomic_fetch_add(&b->next, 1);
+        if (item >= b->count)
+            break;
+        const clc_status st = b->job(w->ctx, item, b->user);
+        if (b->statuses)
+            b->statuses[item] = st;
+        clc_mutex_lock(&b->lock);
+        ++b->done[w->device];
+        ++b->completed;
+        if (st != CLC_SUCCESS) {
+            ++b->failed;
+            if (item < b->first_failure) {
+                b->first_failure = item;
+                b->first_status = st;
+            }
+        }
+        if (b->progress)
+            b->progress(b->completed, b->failed, b->count, b->progress_user);
+        clc_mutex_unlock(&b->lock);
+    }
+    return NULL;
+}
+
+clc_status clc_batch_run(clc_batch *b, size_t count, clc_batch_job job, void *user,
+                         clc_status *statuses, clc_batch_progress progress, void *progress_user)
+{
+    if (!b || !job)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_batch_run: batch and job must not be NULL");
+    atomic_store(&b->cancelled, 0);
+    atomic_store(&b->next, 0);
+    b->count = count;
+    b->job = job;
+    b->user = user;
+    b->statuses = statuses;
+    b->progress = progress;
+    b->progress_user = progress_user;
+    b->completed = b->failed = 0;
+    b->first_failure = count;
+    b->first_status = CLC_SUCCESS;
+    memset(b->done, 0, b->device_count * sizeof *b->done);
+    if (statuses)
+        for (size_t i = 0; i < count; ++i)
+            statuses[i] = CLC_ERROR_CANCELLED;
+
+    pthread_t *threads = calloc(b->worker_count, sizeof *threads);
+    if (!threads)
+        return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_batch_run");
+    size_t started = 0;
+    for (; started < b->worker_count; ++started)
+        if (pthread_create(&threads[started], NULL, work, &b->workers[started]) != 0)
+            break;
+    if (started == 0) /* no thread at all: run on this one */
+        work(&b->workers[0]);
+    for (size_t i = 0; i < started; ++i)
+        pthread_join(threads[i], NULL);
+    free(threads);
+
+    if (b->completed < count)
+        return clc__fail(NULL, CLC_ERROR_CANCELLED, "batch cancelled after %zu of %zu items",
+                         b->completed, count);
+    if (b->failed)
+        return clc__fail(NULL, b->first_status,
+                         "batch: %zu of %zu items failed; the first, item %zu: %s", b->failed,
+                         count, b->first_failure, clc_status_string(b->first_status));
+    return CLC_SUCCESS;
+}
