@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <clcompute/clcompute.h>
+
 /* Exit codes: scripts tell a usage mistake from a failure of the work itself. */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAILURE 1
@@ -17,6 +19,25 @@ void cli_json_string(FILE *out, const char *s);
  * when everything was written. On failure nothing is left behind and error says why. */
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size);
+
+/* Batch mode of a subcommand: several inputs (files, or folders of files) into OUTDIR. */
+typedef struct cli_batch {
+    char **inputs;
+    size_t count;
+    const char *outdir;
+    const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
+    unsigned cpu_partitions; /* split CPU devices into sub-devices */
+    int quiet;
+} cli_batch;
+
+/* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
+int cli_batch_add(cli_batch *b, const char *path);
+void cli_batch_free(cli_batch *b);
+/* OUTDIR/<input name without extension><ext> for item; -1 when it does not fit. */
+int cli_batch_output(const cli_batch *b, size_t item, const char *ext, char *out, size_t size);
+/* Runs job over every input on the selected devices with progress and Ctrl-C handling; the
+ * exit code: 0 when every item succeeded, 1 otherwise (each failure already reported). */
+int cli_batch_run(cli_batch *b, clc_batch_job job, void *user);
 
 int cmd_devices(int argc, char **argv);
 int cmd_gray(int argc, char **argv);

@@ -15,9 +15,16 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: clcompute gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
-                 "  IN: PNG, JPEG, BMP, TGA, PNM... with 8-bit gray, gray+alpha, RGB or RGBA\n"
-                 "  pixels; alpha is ignored as OpenCV does. OUT is written as 8-bit gray PNG.\n");
+    fprintf(out,
+            "usage: clcompute gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
+            "       clcompute gray IN... -o OUTDIR [--device LIST] [--cpu-partitions N]\n"
+            "           [--quiet] [--weights ...]\n"
+            "  IN: PNG, JPEG, BMP, TGA, PNM... with 8-bit gray, gray+alpha, RGB or RGBA\n"
+            "  pixels; alpha is ignored as OpenCV does. OUT is written as 8-bit gray PNG.\n"
+            "  With -o: every IN (a folder means its files) becomes OUTDIR/NAME.png, on every\n"
+            "  device of LIST at once (\"gpu,cpu\", \"all\"); a bad file is reported and\n"
+            "  skipped, the exit status is 1 if any failed; Ctrl-C stops after the files in\n"
+            "  progress and never leaves a partial file.\n");
 }
 
 typedef struct png {
@@ -68,52 +75,18 @@ static uint8_t *load_image(const char *path, int *w, int *h, int *channels)
     return pixels;
 }
 
-int cmd_gray(int argc, char **argv)
+/* Converts one file; 0, or -1 after printing why. With ctx NULL (single-file mode) a context on
+ * `device` is made only if the image has colour. */
+static int convert_file(clc_context *ctx, const char *device, const char *in, const char *out,
+                        const clc_gray_options *options)
 {
-    const char *in = NULL, *out = NULL, *device = NULL;
-    clc_gray_options options = {CLC_GRAY_BT601};
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--weights") == 0 && i + 1 < argc) {
-            const char *w = argv[++i];
-            if (strcmp(w, "bt601") == 0) {
-                options.weights = CLC_GRAY_BT601;
-            } else if (strcmp(w, "bt709") == 0) {
-                options.weights = CLC_GRAY_BT709;
-            } else {
-                fprintf(stderr, "clcompute gray: unknown weights '%s' (bt601 or bt709)\n", w);
-                return CLI_EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            device = argv[++i];
-        } else if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "clcompute gray: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
-        } else if (!in) {
-            in = argv[i];
-        } else if (!out) {
-            out = argv[i];
-        } else {
-            fprintf(stderr, "clcompute gray: unexpected argument '%s'\n", argv[i]);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    if (!in || !out) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
-
     int w = 0, h = 0, channels = 0;
     uint8_t *pixels = load_image(in, &w, &h, &channels);
     if (!pixels)
-        return CLI_EXIT_FAILURE;
-
-    int rc = CLI_EXIT_FAILURE;
+        return -1;
+    int rc = -1;
+    clc_context *own = NULL;
     uint8_t *gray = malloc((size_t)w * (size_t)h);
-    clc_context *ctx = NULL;
     if (!gray) {
         fprintf(stderr, "clcompute gray: out of memory for %d x %d pixels\n", w, h);
         goto done;
@@ -123,17 +96,20 @@ int cmd_gray(int argc, char **argv)
         for (size_t i = 0; i < (size_t)w * (size_t)h; ++i)
             gray[i] = pixels[i * (size_t)channels];
     } else {
-        clc_context_options copts = {0};
-        copts.device = device;
-        if (clc_context_create(&copts, &ctx) != CLC_SUCCESS) {
-            fprintf(stderr, "clcompute gray: %s\n", clc_last_error());
-            goto done;
+        if (!ctx) {
+            clc_context_options copts = {0};
+            copts.device = device;
+            if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
+                fprintf(stderr, "clcompute gray: %s\n", clc_last_error());
+                goto done;
+            }
+            ctx = own;
         }
         const clc_image_desc src = {channels == 3 ? CLC_PIXEL_RGB8 : CLC_PIXEL_RGBA8, (size_t)w,
                                     (size_t)h, 0};
         const clc_image_desc dst = {CLC_PIXEL_GRAY8, (size_t)w, (size_t)h, 0};
-        if (clc_gray(ctx, &src, pixels, &dst, gray, &options) != CLC_SUCCESS) {
-            fprintf(stderr, "clcompute gray: %s\n", clc_last_error());
+        if (clc_gray(ctx, &src, pixels, &dst, gray, options) != CLC_SUCCESS) {
+            fprintf(stderr, "clcompute gray: '%s': %s\n", in, clc_last_error());
             goto done;
         }
     }
@@ -143,10 +119,95 @@ int cmd_gray(int argc, char **argv)
         fprintf(stderr, "clcompute gray: %s\n", error);
         goto done;
     }
-    rc = CLI_EXIT_OK;
+    rc = 0;
 done:
-    clc_context_destroy(ctx);
+    clc_context_destroy(own);
     free(gray);
     stbi_image_free(pixels);
+    return rc;
+}
+
+typedef struct gray_batch {
+    cli_batch *batch;
+    const clc_gray_options *options;
+} gray_batch;
+
+static clc_status convert_item(clc_context *ctx, size_t item, void *user)
+{
+    const gray_batch *g = user;
+    char out[4096];
+    if (cli_batch_output(g->batch, item, ".png", out, sizeof out) != 0) {
+        fprintf(stderr, "clcompute gray: output name for '%s' is too long\n",
+                g->batch->inputs[item]);
+        return CLC_ERROR_INVALID_ARGUMENT;
+    }
+    return convert_file(ctx, NULL, g->batch->inputs[item], out, g->options) == 0 ? CLC_SUCCESS
+                                                                                 : CLC_ERROR_IO;
+}
+
+int cmd_gray(int argc, char **argv)
+{
+    const char *device = NULL;
+    cli_batch batch = {0};
+    const char *positional[2] = {NULL, NULL};
+    int npositional = 0, rc = CLI_EXIT_USAGE;
+    clc_gray_options options = {CLC_GRAY_BT601};
+    for (int i = 1; i < argc; ++i) {
+        const int value = i + 1 < argc;
+        if (strcmp(argv[i], "--weights") == 0 && value) {
+            const char *w = argv[++i];
+            if (strcmp(w, "bt601") == 0) {
+                options.weights = CLC_GRAY_BT601;
+            } else if (strcmp(w, "bt709") == 0) {
+                options.weights = CLC_GRAY_BT709;
+            } else {
+                fprintf(stderr, "clcompute gray: unknown weights '%s' (bt601 or bt709)\n", w);
+                goto done;
+            }
+        } else if (strcmp(argv[i], "--device") == 0 && value) {
+            device = argv[++i];
+        } else if (strcmp(argv[i], "-o") == 0 && value) {
+            batch.outdir = argv[++i];
+        } else if (strcmp(argv[i], "--cpu-partitions") == 0 && value) {
+            batch.cpu_partitions = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            batch.quiet = 1;
+        } else if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            rc = CLI_EXIT_OK;
+            goto done;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "clcompute gray: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            goto done;
+        } else if (batch.outdir || npositional >= 2) {
+            /* -o given, or more than IN OUT: every path is an input. */
+            for (int k = 0; k < npositional; ++k)
+                if (cli_batch_add(&batch, positional[k]) != 0)
+                    goto done;
+            npositional = 0;
+            if (cli_batch_add(&batch, argv[i]) != 0)
+                goto done;
+        } else {
+            positional[npositional++] = argv[i];
+        }
+    }
+    if (batch.outdir) {
+        for (int k = 0; k < npositional; ++k)
+            if (cli_batch_add(&batch, positional[k]) != 0)
+                goto done;
+        batch.devices = device;
+        gray_batch g = {&batch, &options};
+        rc = cli_batch_run(&batch, convert_item, &g);
+    } else if (npositional == 2 && batch.count == 0) {
+        rc = convert_file(NULL, device, positional[0], positional[1], &options) == 0
+                 ? CLI_EXIT_OK
+                 : CLI_EXIT_FAILURE;
+    } else {
+        fprintf(stderr, "clcompute gray: give IN OUT, or inputs and -o OUTDIR\n");
+        usage(stderr);
+    }
+done:
+    cli_batch_free(&batch);
     return rc;
 }

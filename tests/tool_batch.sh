@@ -1,0 +1,63 @@
+#!/bin/sh
+# clcompute gray in batch mode: a folder and a file into OUTDIR on two devices (the test device
+# twice, or two CPU sub-devices), a bad file in the middle reported and skipped (exit 1), every
+# output identical to the single-file mode's, no temporary files; then Ctrl-C during a longer
+# batch leaves only complete outputs.
+#   tool_batch.sh TOOL DATA_DIR WORK_DIR
+set -u
+tool=$1 data=$2 work=$3
+dev=${CLCOMPUTE_DEVICE:-default}
+rm -rf "$work" && mkdir -p "$work/in" "$work/out" "$work/big" "$work/big_out"
+fail() { echo "FAIL: $*"; exit 1; }
+
+for i in 01 02 03 04 05 06 07 08 09 10; do cp "$data/rgb.png" "$work/in/a$i.png"; done
+cp "$data/truncated.png" "$work/in/a05_bad.png"
+cp "$data/rgba.png" "$work/in/b.png"
+"$tool" gray "$data/rgb.png" "$work/single_rgb.png" || fail "single rgb"
+"$tool" gray "$data/rgba.png" "$work/single_rgba.png" || fail "single rgba"
+
+"$tool" gray "$work/in" "$data/rgb.jpg" -o "$work/out" --device "$dev,$dev" 2> "$work/log"
+rc=$?
+[ "$rc" -eq 1 ] || fail "exit $rc with a bad file among the inputs"
+grep -q "a05_bad.png" "$work/log" || fail "the bad file is not named: $(cat "$work/log")"
+grep -q "1 of 13 items failed" "$work/log" || fail "no summary: $(cat "$work/log")"
+[ ! -e "$work/out/a05_bad.png" ] || fail "output written for the bad file"
+for i in 01 02 03 04 05 06 07 08 09 10; do
+    cmp -s "$work/out/a$i.png" "$work/single_rgb.png" || fail "a$i.png differs from single mode"
+done
+cmp -s "$work/out/b.png" "$work/single_rgba.png" || fail "b.png differs from single mode"
+[ -s "$work/out/rgb.png" ] || fail "no output for rgb.jpg"
+[ -z "$(find "$work/out" -name '*.tmp*')" ] || fail "temporary files left"
+
+# Sub-devices, quiet: only error output, nothing on success.
+rm -f "$work/in/a05_bad.png" "$work/out"/*
+"$tool" gray "$work/in" -o "$work/out" --device "$dev" --cpu-partitions 2 --quiet \
+    2> "$work/log" || fail "sub-device batch: $(cat "$work/log")"
+[ ! -s "$work/log" ] || fail "--quiet still printed: $(cat "$work/log")"
+[ "$(ls "$work/out" | wc -l)" -eq 11 ] || fail "sub-device batch wrote $(ls "$work/out" | wc -l) files"
+
+# Interrupted: every output present is whole.
+# 300 links to one 2000 x 2000 PPM: long enough (a few seconds) to be interrupted mid-way.
+{ printf 'P6\n2000 2000\n255\n'; head -c 12000000 /dev/zero | tr '\000' '\141'; } > "$work/big.ppm"
+"$tool" gray "$work/big.ppm" "$work/single_big.png" || fail "single big"
+i=0
+while [ $i -lt 300 ]; do ln -s "$work/big.ppm" "$work/big/f$i.ppm"; i=$((i + 1)); done
+"$tool" gray "$work/big" -o "$work/big_out" --device "$dev,$dev" 2> "$work/log" &
+pid=$!
+sleep 0.3
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+for f in "$work/big_out"/*; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "$work/single_big.png" || fail "interrupted batch left a partial $f"
+done
+[ -z "$(find "$work/big_out" -name '*.tmp*')" ] || fail "interrupted batch left temporary files"
+if grep -q "interrupted" "$work/log"; then
+    [ "$rc" -eq 1 ] || fail "interrupted batch exited $rc"
+    echo "interrupted after $(ls "$work/big_out" | wc -l) of 300 files"
+else
+    [ "$rc" -eq 0 ] || fail "batch exited $rc"
+    echo "the batch finished before the interrupt"
+fi
+echo "batch mode OK"
