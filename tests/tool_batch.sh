@@ -36,6 +36,36 @@ rm -f "$work/in/a05_bad.png" "$work/out"/*
 [ ! -s "$work/log" ] || fail "--quiet still printed: $(cat "$work/log")"
 [ "$(ls "$work/out" | wc -l)" -eq 11 ] || fail "sub-device batch wrote $(ls "$work/out" | wc -l) files"
 
+# clcompute cloud -o: intrinsics from Open3D JSON and from text give what the flags give.
+mkdir -p "$work/depth" "$work/clouds" "$work/clouds2"
+for i in 1 2 3 4 5 6; do cp "$data/depth16.png" "$work/depth/d$i.png"; done
+cp "$data/depth16_truncated.png" "$work/depth/d4_bad.png"
+"$tool" cloud "$data/depth16.png" "$work/single.ply" --fx 500 --fy 510 --cx 10.5 --cy 7.25 \
+    > /dev/null || fail "single cloud"
+cat > "$work/intrinsics.json" <<JSON
+{ "width": 37, "height": 23,
+  "intrinsic_matrix": [ 500.0, 0.0, 0.0, 0.0, 510.0, 0.0, 10.5, 7.25, 1.0 ] }
+JSON
+echo "500 510 10.5 7.25 37 23" > "$work/intrinsics.txt"
+"$tool" cloud "$work/depth" -o "$work/clouds" --intrinsics "$work/intrinsics.json" \
+    --device "$dev,$dev" 2> "$work/log"
+[ $? -eq 1 ] || fail "cloud batch with a bad frame did not exit 1"
+grep -q "d4_bad.png" "$work/log" || fail "bad depth frame not named: $(cat "$work/log")"
+for i in 1 2 3 4 5 6; do
+    cmp -s "$work/clouds/d$i.ply" "$work/single.ply" || fail "d$i.ply differs from single mode"
+done
+rm -f "$work/depth/d4_bad.png"
+"$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/intrinsics.txt" --quiet \
+    2> "$work/log" || fail "cloud batch with text intrinsics: $(cat "$work/log")"
+cmp -s "$work/clouds2/d3.ply" "$work/single.ply" || fail "text intrinsics give another cloud"
+echo "40 40 1 1 64 48" > "$work/wrong_size.txt"
+"$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/wrong_size.txt" --quiet \
+    2> "$work/log"
+[ $? -eq 1 ] && grep -q "intrinsics are for 64 x 48" "$work/log" || fail "size mismatch not refused"
+echo "not intrinsics" > "$work/bad.txt"
+"$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/bad.txt" 2> "$work/log"
+[ $? -eq 2 ] || fail "malformed intrinsics file not a usage error"
+
 # Interrupted: every output present is whole.
 # 300 links to one 2000 x 2000 PPM: long enough (a few seconds) to be interrupted mid-way.
 { printf 'P6\n2000 2000\n255\n'; head -c 12000000 /dev/zero | tr '\000' '\141'; } > "$work/big.ppm"

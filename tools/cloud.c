@@ -20,10 +20,15 @@ static void usage(FILE *out)
             "usage: clcompute cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F\n"
             "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
             "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
+            "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...)\n"
+            "           [--device LIST] [--cpu-partitions N] [--quiet] [...]\n"
             "  DEPTH: 16-bit single-channel PNG in sensor units (S per metre, default 1000);\n"
             "  points at or beyond T metres (default 1000) are dropped. --color: an 8-bit\n"
             "  image of the same size whose pixels colour the points. --organized keeps one\n"
-            "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n");
+            "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n"
+            "  --intrinsics: Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width height\".\n"
+            "  With -o: every DEPTH (a folder means its files) becomes OUTDIR/NAME.ply, as for\n"
+            "  clcompute gray -o.\n");
 }
 
 static int parse_double(const char *flag, const char *text, double *value)
@@ -107,85 +112,32 @@ static int write_ply(FILE *out, void *arg)
     return ply_write(out, arg);
 }
 
-int cmd_cloud(int argc, char **argv)
-{
-    const char *depth_path = NULL, *out_path = NULL, *color_path = NULL, *device = NULL;
-    double k[4] = {NAN, NAN, NAN, NAN};
-    static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
-    clc_cloud_options options = {0};
-    int ascii = 0, allow_8bit = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const int has_value = i + 1 < argc;
-        int matched = 0;
-        for (int j = 0; j < 4; ++j) {
-            if (strcmp(a, k_flags[j]) == 0 && has_value) {
-                if (parse_double(a, argv[++i], &k[j]) != 0)
-                    return CLI_EXIT_USAGE;
-                matched = 1;
-            }
-        }
-        if (matched)
-            continue;
-        if (strcmp(a, "--depth-scale") == 0 && has_value) {
-            if (parse_double(a, argv[++i], &options.depth_scale) != 0)
-                return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--depth-trunc") == 0 && has_value) {
-            if (parse_double(a, argv[++i], &options.depth_trunc) != 0)
-                return CLI_EXIT_USAGE;
-        } else if (strcmp(a, "--stride") == 0 && has_value) {
-            char *end = NULL;
-            const long s = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || s < 1 || s > 65535) {
-                fprintf(stderr, "clcompute cloud: --stride needs an integer from 1 to 65535\n");
-                return CLI_EXIT_USAGE;
-            }
-            options.stride = (unsigned)s;
-        } else if (strcmp(a, "--color") == 0 && has_value) {
-            color_path = argv[++i];
-        } else if (strcmp(a, "--device") == 0 && has_value) {
-            device = argv[++i];
-        } else if (strcmp(a, "--organized") == 0) {
-            options.layout = CLC_CLOUD_ORGANIZED;
-        } else if (strcmp(a, "--ascii") == 0) {
-            ascii = 1;
-        } else if (strcmp(a, "--allow-8bit") == 0) {
-            allow_8bit = 1;
-        } else if (strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "clcompute cloud: unknown option '%s'\n", a);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
-        } else if (!depth_path) {
-            depth_path = a;
-        } else if (!out_path) {
-            out_path = a;
-        } else {
-            fprintf(stderr, "clcompute cloud: unexpected argument '%s'\n", a);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    if (!depth_path || !out_path) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
-    for (int j = 0; j < 4; ++j) {
-        if (isnan(k[j])) {
-            fprintf(stderr, "clcompute cloud: %s is required\n", k_flags[j]);
-            return CLI_EXIT_USAGE;
-        }
-    }
+/* Everything a conversion needs besides its files. */
+typedef struct cloud_job {
+    clc_intrinsics k;
+    int width, height; /* from an intrinsics file: the size every depth image must have; 0: any */
+    clc_cloud_options options;
+    int ascii, allow_8bit, quiet;
+    const char *device; /* single-file mode: the context is made here */
+} cloud_job;
 
-    int rc = CLI_EXIT_FAILURE, w = 0, h = 0;
+/* Converts one depth image (and colour image); 0, or -1 after printing why. */
+static int convert_depth(clc_context *ctx, const cloud_job *job, const char *depth_path,
+                         const char *color_path, const char *out_path)
+{
+    int rc = -1, w = 0, h = 0;
     unsigned char *rgb = NULL;
     float *points = NULL;
     unsigned char *colors = NULL;
-    clc_context *ctx = NULL;
-    uint16_t *depth = load_depth(depth_path, allow_8bit, &w, &h);
+    clc_context *own = NULL;
+    uint16_t *depth = load_depth(depth_path, job->allow_8bit, &w, &h);
     if (!depth)
         goto done;
+    if (job->width && (w != job->width || h != job->height)) {
+        fprintf(stderr, "clcompute cloud: '%s' is %d x %d; the intrinsics are for %d x %d\n",
+                depth_path, w, h, job->width, job->height);
+        goto done;
+    }
     if (color_path) {
         int cw = 0, ch = 0, cc = 0;
         if (check_file(color_path) != 0)
@@ -204,9 +156,8 @@ int cmd_cloud(int argc, char **argv)
     }
     const clc_image_desc ddesc = {CLC_PIXEL_DEPTH_U16, (size_t)w, (size_t)h, 0};
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, (size_t)w, (size_t)h, 0};
-    const clc_intrinsics intrinsics = {k[0], k[1], k[2], k[3]};
     size_t grid = 0, count = 0;
-    if (clc_cloud_grid_size(&ddesc, &options, &grid) != CLC_SUCCESS) {
+    if (clc_cloud_grid_size(&ddesc, &job->options, &grid) != CLC_SUCCESS) {
         fprintf(stderr, "clcompute cloud: %s\n", clc_last_error());
         goto done;
     }
@@ -216,27 +167,211 @@ int cmd_cloud(int argc, char **argv)
         fprintf(stderr, "clcompute cloud: out of memory for %zu points\n", grid);
         goto done;
     }
-    clc_context_options copts = {0};
-    copts.device = device;
-    if (clc_context_create(&copts, &ctx) != CLC_SUCCESS ||
-        clc_depth_to_points(ctx, &ddesc, depth, rgb ? &cdesc : NULL, rgb, &intrinsics, &options,
+    if (!ctx) {
+        clc_context_options copts = {0};
+        copts.device = job->device;
+        if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
+            fprintf(stderr, "clcompute cloud: %s\n", clc_last_error());
+            goto done;
+        }
+        ctx = own;
+    }
+    if (clc_depth_to_points(ctx, &ddesc, depth, rgb ? &cdesc : NULL, rgb, &job->k, &job->options,
                             points, colors, grid, &count) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute cloud: %s\n", clc_last_error());
+        fprintf(stderr, "clcompute cloud: '%s': %s\n", depth_path, clc_last_error());
         goto done;
     }
-    ply_cloud cloud = {points, colors, count, ascii};
+    ply_cloud cloud = {points, colors, count, job->ascii};
     char error[512];
     if (cli_write_atomic(out_path, write_ply, &cloud, error, sizeof error) != 0) {
         fprintf(stderr, "clcompute cloud: %s\n", error);
         goto done;
     }
-    printf("%zu points written to %s\n", count, out_path);
-    rc = CLI_EXIT_OK;
+    if (!job->quiet)
+        printf("%zu points written to %s\n", count, out_path);
+    rc = 0;
 done:
-    clc_context_destroy(ctx);
+    clc_context_destroy(own);
     free(points);
     free(colors);
     stbi_image_free(rgb);
     free(depth);
+    return rc;
+}
+
+/* Camera intrinsics from a file: Open3D's PinholeCameraIntrinsic JSON ("width", "height" and a
+ * column-major "intrinsic_matrix" [fx, 0, 0, 0, fy, 0, cx, cy, 1]), or plain text
+ * "fx fy cx cy width height". 0, or -1 after printing why. */
+static int read_intrinsics(const char *path, cloud_job *job)
+{
+    FILE *f = fopen(path, "rb");
+    char text[4096];
+    const size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f || n == 0) {
+        fprintf(stderr, "clcompute cloud: cannot read intrinsics '%s'\n", path);
+        return -1;
+    }
+    text[n] = '\0';
+    double m[9], fx = 0, fy = 0, cx = 0, cy = 0;
+    int w = 0, h = 0, ok = 0;
+    const char *matrix = strstr(text, "\"intrinsic_matrix\"");
+    if (matrix) {
+        const char *p = strchr(matrix, '[');
+        int got = 0;
+        while (p && got < 9) {
+            char *end = NULL;
+            m[got] = strtod(p + 1, &end);
+            if (end == p + 1)
+                break;
+            ++got;
+            p = strchr(end, ',');
+        }
+        const char *wp = strstr(text, "\"width\""), *hp = strstr(text, "\"height\"");
+        ok = got == 9 && wp && hp && sscanf(strchr(wp, ':') + 1, "%d", &w) == 1 &&
+             sscanf(strchr(hp, ':') + 1, "%d", &h) == 1;
+        fx = m[0], fy = m[4], cx = m[6], cy = m[7];
+    } else {
+        ok = sscanf(text, "%lf %lf %lf %lf %d %d", &fx, &fy, &cx, &cy, &w, &h) == 6;
+    }
+    if (!ok || w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) ||
+        !isfinite(cy) || fx == 0 || fy == 0) {
+        fprintf(stderr,
+                "clcompute cloud: '%s' is neither Open3D intrinsics JSON nor \"fx fy cx cy width "
+                "height\" with non-zero focal lengths and a positive size\n",
+                path);
+        return -1;
+    }
+    job->k = (clc_intrinsics){fx, fy, cx, cy};
+    job->width = w;
+    job->height = h;
+    return 0;
+}
+
+typedef struct depth_batch {
+    cli_batch *batch;
+    const cloud_job *job;
+} depth_batch;
+
+static clc_status convert_item(clc_context *ctx, size_t item, void *user)
+{
+    const depth_batch *d = user;
+    char out[4096];
+    if (cli_batch_output(d->batch, item, ".ply", out, sizeof out) != 0) {
+        fprintf(stderr, "clcompute cloud: output name for '%s' is too long\n",
+                d->batch->inputs[item]);
+        return CLC_ERROR_INVALID_ARGUMENT;
+    }
+    return convert_depth(ctx, d->job, d->batch->inputs[item], NULL, out) == 0 ? CLC_SUCCESS
+                                                                              : CLC_ERROR_IO;
+}
+
+int cmd_cloud(int argc, char **argv)
+{
+    const char *positional[2] = {NULL, NULL}, *color_path = NULL, *intrinsics = NULL;
+    int npositional = 0, rc = CLI_EXIT_USAGE;
+    double k[4] = {NAN, NAN, NAN, NAN};
+    static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
+    cloud_job job = {0};
+    cli_batch batch = {0};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const int has_value = i + 1 < argc;
+        int matched = 0;
+        for (int j = 0; j < 4; ++j) {
+            if (strcmp(a, k_flags[j]) == 0 && has_value) {
+                if (parse_double(a, argv[++i], &k[j]) != 0)
+                    goto done;
+                matched = 1;
+            }
+        }
+        if (matched)
+            continue;
+        if (strcmp(a, "--depth-scale") == 0 && has_value) {
+            if (parse_double(a, argv[++i], &job.options.depth_scale) != 0)
+                goto done;
+        } else if (strcmp(a, "--depth-trunc") == 0 && has_value) {
+            if (parse_double(a, argv[++i], &job.options.depth_trunc) != 0)
+                goto done;
+        } else if (strcmp(a, "--stride") == 0 && has_value) {
+            char *end = NULL;
+            const long s = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || s < 1 || s > 65535) {
+                fprintf(stderr, "clcompute cloud: --stride needs an integer from 1 to 65535\n");
+                goto done;
+            }
+            job.options.stride = (unsigned)s;
+        } else if (strcmp(a, "--color") == 0 && has_value) {
+            color_path = argv[++i];
+        } else if (strcmp(a, "--intrinsics") == 0 && has_value) {
+            intrinsics = argv[++i];
+        } else if (strcmp(a, "--device") == 0 && has_value) {
+            job.device = argv[++i];
+        } else if (strcmp(a, "-o") == 0 && has_value) {
+            batch.outdir = argv[++i];
+        } else if (strcmp(a, "--cpu-partitions") == 0 && has_value) {
+            batch.cpu_partitions = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--quiet") == 0) {
+            batch.quiet = job.quiet = 1;
+        } else if (strcmp(a, "--organized") == 0) {
+            job.options.layout = CLC_CLOUD_ORGANIZED;
+        } else if (strcmp(a, "--ascii") == 0) {
+            job.ascii = 1;
+        } else if (strcmp(a, "--allow-8bit") == 0) {
+            job.allow_8bit = 1;
+        } else if (strcmp(a, "--help") == 0) {
+            usage(stdout);
+            rc = CLI_EXIT_OK;
+            goto done;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "clcompute cloud: unknown option '%s'\n", a);
+            usage(stderr);
+            goto done;
+        } else if (batch.outdir || npositional >= 2) {
+            for (int p = 0; p < npositional; ++p)
+                if (cli_batch_add(&batch, positional[p]) != 0)
+                    goto done;
+            npositional = 0;
+            if (cli_batch_add(&batch, a) != 0)
+                goto done;
+        } else {
+            positional[npositional++] = a;
+        }
+    }
+    if (intrinsics) {
+        if (read_intrinsics(intrinsics, &job) != 0)
+            goto done;
+    } else {
+        for (int j = 0; j < 4; ++j) {
+            if (isnan(k[j])) {
+                fprintf(stderr, "clcompute cloud: %s (or --intrinsics FILE) is required\n",
+                        k_flags[j]);
+                goto done;
+            }
+        }
+        job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
+    }
+    if (batch.outdir) {
+        for (int p = 0; p < npositional; ++p)
+            if (cli_batch_add(&batch, positional[p]) != 0)
+                goto done;
+        if (color_path) {
+            fprintf(stderr, "clcompute cloud: --color is for one frame; -o converts depth only\n");
+            goto done;
+        }
+        batch.devices = job.device;
+        job.quiet = 1; /* the progress line speaks for the batch */
+        depth_batch d = {&batch, &job};
+        rc = cli_batch_run(&batch, convert_item, &d);
+    } else if (npositional == 2 && batch.count == 0) {
+        rc = convert_depth(NULL, &job, positional[0], color_path, positional[1]) == 0
+                 ? CLI_EXIT_OK
+                 : CLI_EXIT_FAILURE;
+    } else {
+        usage(stderr);
+    }
+done:
+    cli_batch_free(&batch);
     return rc;
 }
