@@ -49,6 +49,28 @@ static int add_input(cli_batch *b, const char *path)
     return 0;
 }
 
+int cli_batch_option(cli_batch *b, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const int has_value = *i + 1 < argc;
+    if (strcmp(a, "--quiet") == 0) {
+        b->quiet = 1;
+        return 1;
+    }
+    const int partitions = strcmp(a, "--cpu-partitions") == 0,
+              workers = strcmp(a, "--workers") == 0;
+    if (!(partitions || workers) || !has_value)
+        return 0;
+    char *end = NULL;
+    const unsigned long v = strtoul(argv[++*i], &end, 10);
+    if (*end != '\0' || v < 1 || v > 64) {
+        fprintf(stderr, "clcompute: %s takes a number from 1 to 64\n", a);
+        return -1;
+    }
+    *(partitions ? &b->cpu_partitions : &b->workers) = (unsigned)v;
+    return 1;
+}
+
 int cli_batch_add(cli_batch *b, const char *path)
 {
     return add_input(b, path);
@@ -132,6 +154,7 @@ int cli_batch_run(cli_batch *b, clc_batch_job job, void *user)
     clc_batch_options o = {0};
     o.devices = b->devices;
     o.cpu_partitions = b->cpu_partitions;
+    o.workers_per_device = b->workers;
     clc_batch *batch = NULL;
     if (clc_batch_create(&o, &batch) != CLC_SUCCESS) {
         fprintf(stderr, "clcompute: %s\n", clc_last_error());

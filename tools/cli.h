@@ -21,15 +21,24 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
                      size_t error_size);
 
 /* Batch mode of a subcommand: several inputs (files, or folders of files) into OUTDIR. */
+#define CLI_BATCH_OPTIONS                                                                          \
+    "  Batch options: --device LIST (\"gpu,cpu\", \"all\"), --cpu-partitions N (split CPU\n"       \
+    "  devices), --workers N (contexts a device, default 2; 1 = one blocking call at a\n"          \
+    "  time), --quiet.\n"
+
 typedef struct cli_batch {
     char **inputs;
     size_t count;
     const char *outdir;
     const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
+    unsigned workers;        /* contexts and threads a device; 0: the library's default (2) */
     int quiet;
 } cli_batch;
 
+/* Consumes a batch option at argv[*i] (advancing *i past its value); 1 if it was one, 0 if not,
+ * -1 after a message for a bad value. */
+int cli_batch_option(cli_batch *b, int argc, char **argv, int *i);
 /* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
 int cli_batch_add(cli_batch *b, const char *path);
 void cli_batch_free(cli_batch *b);

@@ -21,14 +21,14 @@ static void usage(FILE *out)
             "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
             "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
             "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...)\n"
-            "           [--device LIST] [--cpu-partitions N] [--quiet] [...]\n"
+            "           [batch options] [...]\n"
             "  DEPTH: 16-bit single-channel PNG in sensor units (S per metre, default 1000);\n"
             "  points at or beyond T metres (default 1000) are dropped. --color: an 8-bit\n"
             "  image of the same size whose pixels colour the points. --organized keeps one\n"
             "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n"
             "  --intrinsics: Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width height\".\n"
             "  With -o: every DEPTH (a folder means its files) becomes OUTDIR/NAME.ply, as for\n"
-            "  clcompute gray -o.\n");
+            "  clcompute gray -o.\n" CLI_BATCH_OPTIONS);
 }
 
 static int parse_double(const char *flag, const char *text, double *value)
@@ -270,7 +270,7 @@ static clc_status convert_item(clc_context *ctx, size_t item, void *user)
 int cmd_cloud(int argc, char **argv)
 {
     const char *positional[2] = {NULL, NULL}, *color_path = NULL, *intrinsics = NULL;
-    int npositional = 0, rc = CLI_EXIT_USAGE;
+    int npositional = 0, rc = CLI_EXIT_USAGE, opt = 0;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
     cloud_job job = {0};
@@ -310,10 +310,10 @@ int cmd_cloud(int argc, char **argv)
             job.device = argv[++i];
         } else if (strcmp(a, "-o") == 0 && has_value) {
             batch.outdir = argv[++i];
-        } else if (strcmp(a, "--cpu-partitions") == 0 && has_value) {
-            batch.cpu_partitions = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(a, "--quiet") == 0) {
-            batch.quiet = job.quiet = 1;
+        } else if ((opt = cli_batch_option(&batch, argc, argv, &i)) != 0) {
+            if (opt < 0)
+                goto done;
+            job.quiet = batch.quiet;
         } else if (strcmp(a, "--organized") == 0) {
             job.options.layout = CLC_CLOUD_ORGANIZED;
         } else if (strcmp(a, "--ascii") == 0) {

@@ -17,14 +17,13 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: clcompute gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
-            "       clcompute gray IN... -o OUTDIR [--device LIST] [--cpu-partitions N]\n"
-            "           [--quiet] [--weights ...]\n"
+            "       clcompute gray IN... -o OUTDIR [batch options] [--weights ...]\n"
             "  IN: PNG, JPEG, BMP, TGA, PNM... with 8-bit gray, gray+alpha, RGB or RGBA\n"
             "  pixels; alpha is ignored as OpenCV does. OUT is written as 8-bit gray PNG.\n"
             "  With -o: every IN (a folder means its files) becomes OUTDIR/NAME.png, on every\n"
             "  device of LIST at once (\"gpu,cpu\", \"all\"); a bad file is reported and\n"
             "  skipped, the exit status is 1 if any failed; Ctrl-C stops after the files in\n"
-            "  progress and never leaves a partial file.\n");
+            "  progress and never leaves a partial file.\n" CLI_BATCH_OPTIONS);
 }
 
 typedef struct png {
@@ -150,7 +149,7 @@ int cmd_gray(int argc, char **argv)
     const char *device = NULL;
     cli_batch batch = {0};
     const char *positional[2] = {NULL, NULL};
-    int npositional = 0, rc = CLI_EXIT_USAGE;
+    int npositional = 0, rc = CLI_EXIT_USAGE, opt = 0;
     clc_gray_options options = {CLC_GRAY_BT601};
     for (int i = 1; i < argc; ++i) {
         const int value = i + 1 < argc;
@@ -168,10 +167,9 @@ int cmd_gray(int argc, char **argv)
             device = argv[++i];
         } else if (strcmp(argv[i], "-o") == 0 && value) {
             batch.outdir = argv[++i];
-        } else if (strcmp(argv[i], "--cpu-partitions") == 0 && value) {
-            batch.cpu_partitions = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            batch.quiet = 1;
+        } else if ((opt = cli_batch_option(&batch, argc, argv, &i)) != 0) {
+            if (opt < 0)
+                goto done;
         } else if (strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             rc = CLI_EXIT_OK;
