@@ -85,13 +85,29 @@ void cli_batch_free(cli_batch *b)
     b->count = 0;
 }
 
-int cli_batch_output(const cli_batch *b, size_t item, const char *ext, char *out, size_t size)
+/* What every item's job needs: the batch, the output extension and the conversion. */
+typedef struct batch_job {
+    const cli_batch *batch;
+    const char *ext;
+    cli_convert convert;
+    void *user;
+} batch_job;
+
+static clc_status run_item(clc_context *ctx, size_t item, void *arg)
 {
-    const char *slash = strrchr(b->inputs[item], '/');
-    const char *base = slash ? slash + 1 : b->inputs[item];
+    const batch_job *j = arg;
+    const char *in = j->batch->inputs[item];
+    const char *slash = strrchr(in, '/');
+    const char *base = slash ? slash + 1 : in;
     const char *dot = strrchr(base, '.');
     const int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-    return snprintf(out, size, "%s/%.*s%s", b->outdir, stem, base, ext) < (int)size ? 0 : -1;
+    char out[4096];
+    if (snprintf(out, sizeof out, "%s/%.*s%s", j->batch->outdir, stem, base, j->ext) >=
+        (int)sizeof out) {
+        fprintf(stderr, "clcompute: output name for '%s' is too long\n", in);
+        return CLC_ERROR_INVALID_ARGUMENT;
+    }
+    return j->convert(ctx, in, out, j->user) == 0 ? CLC_SUCCESS : CLC_ERROR_IO;
 }
 
 static clc_batch *running; /* for the SIGINT handler */
@@ -140,8 +156,9 @@ static void progress(size_t done, size_t failed, size_t count, void *user)
     }
 }
 
-int cli_batch_run(cli_batch *b, clc_batch_job job, void *user)
+int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user)
 {
+    batch_job job = {b, ext, convert, user};
     if (!b->count) {
         fprintf(stderr, "clcompute: no input files\n");
         return CLI_EXIT_USAGE;
@@ -172,7 +189,8 @@ int cli_batch_run(cli_batch *b, clc_batch_job job, void *user)
     sa.sa_handler = on_interrupt;
     sigaction(SIGINT, &sa, &old);
     progress_state p = {now(), 0.0, isatty(STDERR_FILENO), b->quiet};
-    const clc_status result = clc_batch_run(batch, b->count, job, user, statuses, progress, &p);
+    const clc_status result =
+        clc_batch_run(batch, b->count, run_item, &job, statuses, progress, &p);
     sigaction(SIGINT, &old, NULL);
     running = NULL;
     size_t failed = 0, cancelled = 0;

@@ -42,11 +42,12 @@ int cli_batch_option(cli_batch *b, int argc, char **argv, int *i);
 /* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
 int cli_batch_add(cli_batch *b, const char *path);
 void cli_batch_free(cli_batch *b);
-/* OUTDIR/<input name without extension><ext> for item; -1 when it does not fit. */
-int cli_batch_output(const cli_batch *b, size_t item, const char *ext, char *out, size_t size);
-/* Runs job over every input on the selected devices with progress and Ctrl-C handling; the
- * exit code: 0 when every item succeeded, 1 otherwise (each failure already reported). */
-int cli_batch_run(cli_batch *b, clc_batch_job job, void *user);
+/* Converts file `in` into `out` on a worker's context; 0, or -1 after printing why. */
+typedef int (*cli_convert)(clc_context *ctx, const char *in, const char *out, void *user);
+/* Runs convert for every input, writing OUTDIR/<input name without extension><ext>, on the
+ * selected devices with progress and Ctrl-C handling; the exit code: 0 when every item
+ * succeeded, 1 otherwise (each failure already reported). */
+int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user);
 
 int cmd_devices(int argc, char **argv);
 int cmd_gray(int argc, char **argv);

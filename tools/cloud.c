@@ -249,22 +249,9 @@ static int read_intrinsics(const char *path, cloud_job *job)
     return 0;
 }
 
-typedef struct depth_batch {
-    cli_batch *batch;
-    const cloud_job *job;
-} depth_batch;
-
-static clc_status convert_item(clc_context *ctx, size_t item, void *user)
+static int convert_one(clc_context *ctx, const char *in, const char *out, void *job)
 {
-    const depth_batch *d = user;
-    char out[4096];
-    if (cli_batch_output(d->batch, item, ".ply", out, sizeof out) != 0) {
-        fprintf(stderr, "clcompute cloud: output name for '%s' is too long\n",
-                d->batch->inputs[item]);
-        return CLC_ERROR_INVALID_ARGUMENT;
-    }
-    return convert_depth(ctx, d->job, d->batch->inputs[item], NULL, out) == 0 ? CLC_SUCCESS
-                                                                              : CLC_ERROR_IO;
+    return convert_depth(ctx, job, in, NULL, out);
 }
 
 int cmd_cloud(int argc, char **argv)
@@ -362,8 +349,7 @@ int cmd_cloud(int argc, char **argv)
         }
         batch.devices = job.device;
         job.quiet = 1; /* the progress line speaks for the batch */
-        depth_batch d = {&batch, &job};
-        rc = cli_batch_run(&batch, convert_item, &d);
+        rc = cli_batch_run(&batch, ".ply", convert_one, &job);
     } else if (npositional == 2 && batch.count == 0) {
         rc = convert_depth(NULL, &job, positional[0], color_path, positional[1]) == 0
                  ? CLI_EXIT_OK

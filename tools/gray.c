@@ -126,22 +126,9 @@ done:
     return rc;
 }
 
-typedef struct gray_batch {
-    cli_batch *batch;
-    const clc_gray_options *options;
-} gray_batch;
-
-static clc_status convert_item(clc_context *ctx, size_t item, void *user)
+static int convert_one(clc_context *ctx, const char *in, const char *out, void *options)
 {
-    const gray_batch *g = user;
-    char out[4096];
-    if (cli_batch_output(g->batch, item, ".png", out, sizeof out) != 0) {
-        fprintf(stderr, "clcompute gray: output name for '%s' is too long\n",
-                g->batch->inputs[item]);
-        return CLC_ERROR_INVALID_ARGUMENT;
-    }
-    return convert_file(ctx, NULL, g->batch->inputs[item], out, g->options) == 0 ? CLC_SUCCESS
-                                                                                 : CLC_ERROR_IO;
+    return convert_file(ctx, NULL, in, out, options);
 }
 
 int cmd_gray(int argc, char **argv)
@@ -195,8 +182,7 @@ int cmd_gray(int argc, char **argv)
             if (cli_batch_add(&batch, positional[k]) != 0)
                 goto done;
         batch.devices = device;
-        gray_batch g = {&batch, &options};
-        rc = cli_batch_run(&batch, convert_item, &g);
+        rc = cli_batch_run(&batch, ".png", convert_one, &options);
     } else if (npositional == 2 && batch.count == 0) {
         rc = convert_file(NULL, device, positional[0], positional[1], &options) == 0
                  ? CLI_EXIT_OK
