@@ -176,6 +176,39 @@ static void same_results_on_one_two_and_three_devices(void **state)
     }
 }
 
+/* "all": every device of the machine at once; on a host with a GPU and PoCL this is the real
+ * multi-device path (two drivers, two kinds of device), in CI the one CPU. */
+static void every_device_of_the_machine(void **state)
+{
+    (void)state;
+    clc_device_list *list = NULL;
+    assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
+    const size_t available = clc_device_list_count(list);
+    clc_device_list_destroy(list);
+    clc_batch_options o = {0};
+    o.devices = "all";
+    o.cache = CLC_CACHE_OFF;
+    clc_batch *b = NULL;
+    if (clc_batch_create(&o, &b) != CLC_SUCCESS)
+        fail_msg("clc_batch_create(all): %s", clc_last_error());
+    assert_int_equal(clc_batch_device_count(b), available);
+    for (int round = 0; round < 2; ++round) {
+        items it;
+        items_make(&it);
+        assert_int_equal(clc_batch_run(b, ITEMS, job, &it, NULL, NULL, NULL), CLC_SUCCESS);
+        size_t total = 0;
+        for (size_t d = 0; d < clc_batch_device_count(b); ++d) {
+            total += clc_batch_items_done(b, d);
+            print_message("round %d: %zu items on %s\n", round, clc_batch_items_done(b, d),
+                          clc_batch_device(b, d)->name);
+        }
+        assert_int_equal(total, ITEMS);
+        items_check(&it);
+        items_free(&it);
+    }
+    clc_batch_destroy(b);
+}
+
 static void a_bad_item_fails_alone(void **state)
 {
     (void)state;
@@ -263,6 +296,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lists_of_selectors),
         cmocka_unit_test(same_results_on_one_two_and_three_devices),
+        cmocka_unit_test(every_device_of_the_machine),
         cmocka_unit_test(a_bad_item_fails_alone),
         cmocka_unit_test(cancellation_stops_after_the_items_in_progress),
         cmocka_unit_test(misuse_is_refused),

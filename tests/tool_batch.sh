@@ -1,8 +1,8 @@
 #!/bin/sh
 # clcompute gray in batch mode: a folder and a file into OUTDIR on two devices (the test device
 # twice, or two CPU sub-devices), a bad file in the middle reported and skipped (exit 1), every
-# output identical to the single-file mode's, no temporary files; then Ctrl-C during a longer
-# batch leaves only complete outputs.
+# output identical to the single-file mode's, no temporary files; cloud batches with intrinsics
+# files and colour folders; then Ctrl-C during a longer batch leaves only complete outputs.
 #   tool_batch.sh TOOL DATA_DIR WORK_DIR
 set -u
 tool=$1 data=$2 work=$3
@@ -65,6 +65,33 @@ echo "40 40 1 1 64 48" > "$work/wrong_size.txt"
 echo "not intrinsics" > "$work/bad.txt"
 "$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/bad.txt" 2> "$work/log"
 [ $? -eq 2 ] || fail "malformed intrinsics file not a usage error"
+
+# Colour frames: --color FOLDER pairs each depth file with the colour image of the same name
+# (any extension); a depth file without one fails alone, with its name.
+mkdir -p "$work/color" "$work/colored"
+for i in 1 2 3 5 6; do cp "$data/rgb.png" "$work/color/d$i.png"; done
+cp "$data/rgb.ppm" "$work/color/d4.ppm"
+cp "$data/color_10x10.png" "$work/color/d6.png"
+"$tool" cloud "$data/depth16.png" "$work/single_color.ply" --fx 500 --fy 510 --cx 10.5 --cy 7.25 \
+    --color "$data/rgb.png" > /dev/null || fail "single cloud with colour"
+cp "$data/depth16.png" "$work/depth/d7.png"
+"$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
+    --color "$work/color" --device "$dev,$dev" 2> "$work/log"
+[ $? -eq 1 ] || fail "colour batch with unpaired frames did not exit 1: $(cat "$work/log")"
+grep -q "no colour image named 'd7'" "$work/log" || fail "missing colour not named: $(cat "$work/log")"
+grep -q "colour image is 10 x 10" "$work/log" || fail "wrong-size colour not refused: $(cat "$work/log")"
+for i in 1 2 3 4 5; do
+    cmp -s "$work/colored/d$i.ply" "$work/single_color.ply" || fail "coloured d$i.ply differs"
+done
+[ ! -e "$work/colored/d6.ply" ] && [ ! -e "$work/colored/d7.ply" ] || fail "output for a failed frame"
+"$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
+    --color "$data/rgb.png" 2> "$work/log"
+[ $? -eq 1 ] && grep -q "takes a folder" "$work/log" || fail "--color FILE accepted with -o"
+cp "$data/rgb.png" "$work/color/d1.jpg"
+"$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
+    --color "$work/color" 2> "$work/log"
+[ $? -eq 1 ] && grep -q "ambiguous" "$work/log" || fail "two colour images named d1 accepted"
+rm -f "$work/depth/d7.png"
 
 # Interrupted: every output present is whole.
 # 300 links to one 2000 x 2000 PPM: long enough (a few seconds) to be interrupted mid-way.

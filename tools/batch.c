@@ -85,6 +85,14 @@ void cli_batch_free(cli_batch *b)
     b->count = 0;
 }
 
+size_t cli_stem(const char *path, const char **start)
+{
+    const char *slash = strrchr(path, '/');
+    *start = slash ? slash + 1 : path;
+    const char *dot = strrchr(*start, '.');
+    return dot && dot != *start ? (size_t)(dot - *start) : strlen(*start);
+}
+
 /* What every item's job needs: the batch, the output extension and the conversion. */
 typedef struct batch_job {
     const cli_batch *batch;
@@ -96,11 +104,8 @@ typedef struct batch_job {
 static clc_status run_item(clc_context *ctx, size_t item, void *arg)
 {
     const batch_job *j = arg;
-    const char *in = j->batch->inputs[item];
-    const char *slash = strrchr(in, '/');
-    const char *base = slash ? slash + 1 : in;
-    const char *dot = strrchr(base, '.');
-    const int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    const char *in = j->batch->inputs[item], *base = NULL;
+    const int stem = (int)cli_stem(in, &base);
     char out[4096];
     if (snprintf(out, sizeof out, "%s/%.*s%s", j->batch->outdir, stem, base, j->ext) >=
         (int)sizeof out) {

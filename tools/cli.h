@@ -42,6 +42,8 @@ int cli_batch_option(cli_batch *b, int argc, char **argv, int *i);
 /* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
 int cli_batch_add(cli_batch *b, const char *path);
 void cli_batch_free(cli_batch *b);
+/* A file's name without folder and extension: its start in *start, its length returned. */
+size_t cli_stem(const char *path, const char **start);
 /* Converts file `in` into `out` on a worker's context; 0, or -1 after printing why. */
 typedef int (*cli_convert)(clc_context *ctx, const char *in, const char *out, void *user);
 /* Runs convert for every input, writing OUTDIR/<input name without extension><ext>, on the

@@ -16,19 +16,21 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: clcompute cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F\n"
-            "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
-            "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
-            "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...)\n"
-            "           [batch options] [...]\n"
-            "  DEPTH: 16-bit single-channel PNG in sensor units (S per metre, default 1000);\n"
-            "  points at or beyond T metres (default 1000) are dropped. --color: an 8-bit\n"
-            "  image of the same size whose pixels colour the points. --organized keeps one\n"
-            "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n"
-            "  --intrinsics: Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width height\".\n"
-            "  With -o: every DEPTH (a folder means its files) becomes OUTDIR/NAME.ply, as for\n"
-            "  clcompute gray -o.\n" CLI_BATCH_OPTIONS);
+    fprintf(
+        out,
+        "usage: clcompute cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F\n"
+        "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
+        "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
+        "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...) [--color DIR]\n"
+        "           [batch options] [...]\n"
+        "  DEPTH: 16-bit single-channel PNG in sensor units (S per metre, default 1000);\n"
+        "  points at or beyond T metres (default 1000) are dropped. --color: an 8-bit\n"
+        "  image of the same size whose pixels colour the points. --organized keeps one\n"
+        "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n"
+        "  --intrinsics: Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width height\".\n"
+        "  With -o: every DEPTH (a folder means its files) becomes OUTDIR/NAME.ply, as for\n"
+        "  clcompute gray -o; --color FOLDER colours each with the image of the same "
+        "NAME.\n" CLI_BATCH_OPTIONS);
 }
 
 static int parse_double(const char *flag, const char *text, double *value)
@@ -119,6 +121,10 @@ typedef struct cloud_job {
     clc_cloud_options options;
     int ascii, allow_8bit, quiet;
     const char *device; /* single-file mode: the context is made here */
+    /* Batch mode with --color FOLDER: its files sorted by name without extension, so that each
+     * depth file finds the colour image of the same name (depth/000123.png, color/000123.jpg). */
+    const char **color_files;
+    size_t color_count;
 } cloud_job;
 
 /* Converts one depth image (and colour image); 0, or -1 after printing why. */
@@ -249,9 +255,61 @@ static int read_intrinsics(const char *path, cloud_job *job)
     return 0;
 }
 
-static int convert_one(clc_context *ctx, const char *in, const char *out, void *job)
+static int stem_compare(const char *a, const char *b)
 {
-    return convert_depth(ctx, job, in, NULL, out);
+    const char *sa = NULL, *sb = NULL;
+    const size_t na = cli_stem(a, &sa), nb = cli_stem(b, &sb);
+    const int c = memcmp(sa, sb, na < nb ? na : nb);
+    return c ? c : (na > nb) - (na < nb);
+}
+
+static int by_stem(const void *a, const void *b)
+{
+    return stem_compare(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int convert_one(clc_context *ctx, const char *in, const char *out, void *arg)
+{
+    const cloud_job *job = arg;
+    if (!job->color_files)
+        return convert_depth(ctx, job, in, NULL, out);
+    const char *const *color =
+        bsearch(&in, job->color_files, job->color_count, sizeof *job->color_files, by_stem);
+    if (!color) {
+        const char *s = NULL;
+        const int n = (int)cli_stem(in, &s);
+        fprintf(stderr, "clcompute cloud: no colour image named '%.*s' for '%s'\n", n, s, in);
+        return -1;
+    }
+    return convert_depth(ctx, job, in, *color, out);
+}
+
+/* --color FOLDER in batch mode: its files, sorted by stem; two with one stem are ambiguous. */
+static int index_colors(cloud_job *job, cli_batch *colors, const char *folder)
+{
+    struct stat st;
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr,
+                "clcompute cloud: with -o, --color takes a folder of colour images named as "
+                "the depth files; '%s' is not a folder\n",
+                folder);
+        return -1;
+    }
+    if (cli_batch_add(colors, folder) != 0)
+        return -1;
+    qsort(colors->inputs, colors->count, sizeof *colors->inputs, by_stem);
+    for (size_t i = 1; i < colors->count; ++i) {
+        if (stem_compare(colors->inputs[i - 1], colors->inputs[i]) == 0) {
+            fprintf(stderr,
+                    "clcompute cloud: '%s' and '%s' have the same name; which colours "
+                    "the depth file of that name is ambiguous\n",
+                    colors->inputs[i - 1], colors->inputs[i]);
+            return -1;
+        }
+    }
+    job->color_files = (const char **)colors->inputs;
+    job->color_count = colors->count;
+    return 0;
 }
 
 int cmd_cloud(int argc, char **argv)
@@ -261,7 +319,7 @@ int cmd_cloud(int argc, char **argv)
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
     cloud_job job = {0};
-    cli_batch batch = {0};
+    cli_batch batch = {0}, colors = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const int has_value = i + 1 < argc;
@@ -343,8 +401,8 @@ int cmd_cloud(int argc, char **argv)
         for (int p = 0; p < npositional; ++p)
             if (cli_batch_add(&batch, positional[p]) != 0)
                 goto done;
-        if (color_path) {
-            fprintf(stderr, "clcompute cloud: --color is for one frame; -o converts depth only\n");
+        if (color_path && index_colors(&job, &colors, color_path) != 0) {
+            rc = CLI_EXIT_FAILURE;
             goto done;
         }
         batch.devices = job.device;
@@ -359,5 +417,6 @@ int cmd_cloud(int argc, char **argv)
     }
 done:
     cli_batch_free(&batch);
+    cli_batch_free(&colors);
     return rc;
 }

@@ -28,8 +28,9 @@ typedef struct clc_batch_options {
     /* More than 1: each CPU device is split into this many sub-devices (clCreateSubDevices,
      * equally), each taking part on its own, so a one-CPU machine runs the multi-device path. */
     unsigned cpu_partitions;
-    /* Contexts (each with its queue and thread) per device; 0 means 2, so that the transfers of
-     * one item overlap the kernels of another. */
+    /* Workers per device, each a clc_context with its own queue and thread, all sharing the
+     * device's cl_context; 0 means 2, so that the transfers of one item overlap the kernel of
+     * another. */
     unsigned workers_per_device;
     /* Disk cache of the workers' contexts, as in clc_context_options. */
     clc_cache_mode cache;

@@ -1,6 +1,7 @@
-/* Batches across devices: workers (a context, its queue and a thread each) take the next item as
- * they become free, so the split follows each device's speed without measuring it first, and
- * two workers a device overlap one item's transfers with another's kernels. */
+/* Batches across devices: workers (a queue and a thread each) take the next item as they become
+ * free, so the split follows each device's speed without measuring it first. The workers of one
+ * device share its cl_context, so on a GPU their queues are streams of one device context and one
+ * item's upload and download overlap another's kernel; separate contexts would be time-sliced. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -53,29 +54,34 @@ void clc_batch_destroy(clc_batch *b)
     free(b);
 }
 
-/* A worker's context on `device` of `platform`: its own cl_context, then wrapped. */
-static clc_status worker_context(cl_platform_id platform, cl_device_id device,
-                                 const clc_batch_options *o, clc_context **ctx)
+/* A cl_context of its own for `device`, and the device as that context names it: for a
+ * sub-device PoCL 3.1 reports another handle than clCreateSubDevices returned, and the context's
+ * own is the one it accepts. */
+static clc_status device_context(cl_platform_id platform, cl_device_id device, cl_context *cl,
+                                 cl_device_id *own)
 {
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     cl_int err = CL_SUCCESS;
-    cl_context cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    *cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
     if (err != CL_SUCCESS)
-        return clc__cl_fail(NULL, err, "clCreateContext(batch worker)");
-    /* The device as the context names it: for a sub-device PoCL 3.1 reports another handle
-     * than clCreateSubDevices returned, and the context's own is the one it accepts. */
-    cl_device_id own = NULL;
-    err = clGetContextInfo(cl, CL_CONTEXT_DEVICES, sizeof own, &own, NULL);
+        return clc__cl_fail(NULL, err, "clCreateContext(batch device)");
+    err = clGetContextInfo(*cl, CL_CONTEXT_DEVICES, sizeof *own, own, NULL);
     if (err != CL_SUCCESS) {
-        clReleaseContext(cl);
-        return clc__cl_fail(NULL, err, "clGetContextInfo(batch worker)");
+        clReleaseContext(*cl);
+        *cl = NULL;
+        return clc__cl_fail(NULL, err, "clGetContextInfo(batch device)");
     }
+    return CLC_SUCCESS;
+}
+
+/* A worker: the device's shared cl_context wrapped with a queue of its own. */
+static clc_status worker_context(cl_context cl, cl_device_id own, const clc_batch_options *o,
+                                 clc_context **ctx)
+{
     clc_context_options options = {0};
     options.cache = o ? o->cache : CLC_CACHE_AUTO;
     options.cache_dir = o ? o->cache_dir : NULL;
-    clc_status st = clc_context_wrap(cl, own, NULL, &options, ctx);
-    clReleaseContext(cl); /* the wrapped context holds its own reference */
-    return st;
+    return clc_context_wrap(cl, own, NULL, &options, ctx);
 }
 
 /* The devices one selected device stands for: itself, or its equal partitions. */
@@ -151,16 +157,21 @@ clc_status clc_batch_create(const clc_batch_options *options, clc_batch **out)
         size_t parts = 0;
         st = expand(b, d, partitions, devices, &parts);
         for (size_t p = 0; p < parts && st == CLC_SUCCESS; ++p) {
+            cl_context cl = NULL;
+            cl_device_id own = NULL;
+            st = device_context(d->platform, devices[p], &cl, &own);
             b->first_worker[b->device_count] = b->worker_count;
             for (unsigned w = 0; w < per_device && st == CLC_SUCCESS; ++w) {
                 batch_worker *worker = &b->workers[b->worker_count];
-                st = worker_context(d->platform, devices[p], options, &worker->ctx);
+                st = worker_context(cl, own, options, &worker->ctx);
                 if (st == CLC_SUCCESS) {
                     worker->device = b->device_count;
                     worker->batch = b;
                     ++b->worker_count;
                 }
             }
+            if (cl)
+                clReleaseContext(cl); /* each wrapped worker holds its own reference */
             ++b->device_count;
         }
     }

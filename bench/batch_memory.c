@@ -1,0 +1,257 @@
+/* Batch throughput with the frames already in host memory, so that only the library's work is
+ * timed (bench/batch.sh times the tool on files, where decoding and encoding dominate):
+ *   blocking   one context, one blocking call after another (upload, kernel, read-back)
+ *   batch N    clc_batch on the same device with N workers (queues sharing one cl_context)
+ *   devices    clc_batch over every device of a list, two workers each
+ * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points. Every output
+ * of every run is checked against the serial reference. Prints a Markdown table.
+ *   clc_bench_batch [--device SEL] [--devices LIST] [--gray-frames N] [--cloud-frames N]
+ *                   [--repeats N] */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <clcompute/clcompute.h>
+
+#include "../lib/ref/ref.h"
+
+enum { DISTINCT = 8 };
+
+typedef struct work {
+    int cloud;                    /* 0: gray, 1: cloud */
+    size_t frames;                /* items of one run */
+    clc_image_desc src, dst;      /* dst: GRAY8 for gray */
+    unsigned char *in[DISTINCT];  /* frame i reads in[i % DISTINCT] */
+    unsigned char *ref[DISTINCT]; /* the serial result of each distinct input */
+    size_t ref_points[DISTINCT];  /* cloud: valid points of each */
+    size_t out_bytes;             /* one frame's output */
+    unsigned char *out;           /* frames * out_bytes */
+    size_t *points;               /* cloud: points of each frame */
+    clc_intrinsics k;
+    clc_cloud_options options;
+} work;
+
+static double now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static clc_status one_frame(clc_context *ctx, size_t i, void *user)
+{
+    work *w = user;
+    const unsigned char *in = w->in[i % DISTINCT];
+    unsigned char *out = w->out + i * w->out_bytes;
+    if (!w->cloud)
+        return clc_gray(ctx, &w->src, in, &w->dst, out, NULL);
+    return clc_depth_to_points(ctx, &w->src, in, NULL, NULL, &w->k, &w->options,
+                               (float *)(void *)out, NULL, w->src.width * w->src.height,
+                               &w->points[i]);
+}
+
+/* 0 when every frame equals the serial result of its input. */
+static int check(const work *w, const char *mode)
+{
+    for (size_t i = 0; i < w->frames; ++i) {
+        const size_t d = i % DISTINCT;
+        const size_t bytes = w->cloud ? w->ref_points[d] * 12 : w->out_bytes;
+        if ((w->cloud && w->points[i] != w->ref_points[d]) ||
+            memcmp(w->out + i * w->out_bytes, w->ref[d], bytes) != 0) {
+            fprintf(stderr, "clc_bench_batch: %s, %s: frame %zu differs from the reference\n",
+                    w->cloud ? "cloud" : "gray", mode, i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int make_work(work *w, int cloud, size_t frames)
+{
+    memset(w, 0, sizeof *w);
+    w->cloud = cloud;
+    w->frames = frames;
+    w->k = (clc_intrinsics){525.0, 525.0, 319.5, 239.5};
+    w->options.depth_trunc = 4.0; /* as bench/batch.sh gives the tool */
+    if (cloud) {
+        w->src = (clc_image_desc){CLC_PIXEL_DEPTH_U16, 640, 480, 0};
+        w->out_bytes = 640 * 480 * 12;
+    } else {
+        w->src = (clc_image_desc){CLC_PIXEL_RGB8, 3840, 2160, 0};
+        w->dst = (clc_image_desc){CLC_PIXEL_GRAY8, 3840, 2160, 0};
+        w->out_bytes = 3840 * 2160;
+    }
+    const size_t px = w->src.width * w->src.height;
+    const size_t in_bytes = px * clc_pixel_size(w->src.format);
+    w->out = malloc(frames * w->out_bytes);
+    w->points = calloc(frames, sizeof *w->points);
+    if (!w->out || !w->points)
+        return -1;
+    uint32_t seed = 2026;
+    const clc_cloud_params p = clc__cloud_params(1000.0, 4.0, &w->k, 1, 640, 480, CLC_CLOUD_DENSE);
+    for (size_t d = 0; d < DISTINCT; ++d) {
+        w->in[d] = malloc(in_bytes);
+        w->ref[d] = malloc(w->out_bytes + 12); /* the reference may scratch one point more */
+        if (!w->in[d] || !w->ref[d])
+            return -1;
+        for (size_t i = 0; i < px; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            if (cloud) {
+                const size_t u = i % 640, v = i / 640;
+                const uint16_t z = (uint16_t)(800 + 3 * u + 2 * v + 50 * d);
+                ((uint16_t *)(void *)w->in[d])[i] = (seed >> 24) < 38 ? 0 : z; /* 15% holes */
+            } else {
+                w->in[d][3 * i] = (unsigned char)(seed >> 24);
+                w->in[d][3 * i + 1] = (unsigned char)(seed >> 16);
+                w->in[d][3 * i + 2] = (unsigned char)(seed >> 8);
+            }
+        }
+        if (cloud)
+            w->ref_points[d] = clc__ref_depth_to_points(&w->src, w->in[d], NULL, NULL, &p,
+                                                        (float *)(void *)w->ref[d], NULL);
+        else
+            clc__ref_gray(&w->src, w->in[d], &w->dst, w->ref[d], CLC_GRAY_BT601);
+    }
+    return 0;
+}
+
+static void free_work(work *w)
+{
+    for (size_t d = 0; d < DISTINCT; ++d)
+        free(w->in[d]), free(w->ref[d]);
+    free(w->out);
+    free(w->points);
+}
+
+/* Median frames/s of `repeats` runs of every frame, after a warm-up (kernel build, tuning) over
+ * a few; batch NULL: one blocking call after another on ctx. -1 on failure. */
+static double frames_per_second(work *w, clc_context *ctx, clc_batch *batch, int repeats,
+                                const char *mode)
+{
+    double rate[16];
+    for (int r = -1; r < repeats; ++r) {
+        const size_t n = r < 0 ? 2 * DISTINCT : w->frames;
+        memset(w->out, 0, n * w->out_bytes); /* pages resident, old results gone */
+        const double t0 = now();
+        clc_status st = CLC_SUCCESS;
+        if (batch)
+            st = clc_batch_run(batch, n, one_frame, w, NULL, NULL, NULL);
+        else
+            for (size_t i = 0; i < n && st == CLC_SUCCESS; ++i)
+                st = one_frame(ctx, i, w);
+        const double t = now() - t0;
+        if (st != CLC_SUCCESS) {
+            fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
+            return -1.0;
+        }
+        if (r >= 0) {
+            rate[r] = (double)n / t;
+            if (check(w, mode) != 0)
+                return -1.0;
+        }
+    }
+    qsort(rate, (size_t)repeats, sizeof *rate, by_value);
+    return rate[repeats / 2];
+}
+
+static double batch_rate(work *w, const char *devices, unsigned workers, int repeats,
+                         const char *mode, size_t *device_count)
+{
+    clc_batch_options o = {0};
+    o.devices = devices;
+    o.workers_per_device = workers;
+    clc_batch *b = NULL;
+    if (clc_batch_create(&o, &b) != CLC_SUCCESS) {
+        fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
+        return -1.0;
+    }
+    const double r = frames_per_second(w, NULL, b, repeats, mode);
+    if (device_count)
+        *device_count = clc_batch_device_count(b);
+    clc_batch_destroy(b);
+    return r;
+}
+
+/* One table row: frames/s (and GB/s moved between host and device) of every mode. */
+static int row(work *w, const char *device, const char *devices, int repeats)
+{
+    clc_context_options co = {0};
+    co.device = device;
+    clc_context *ctx = NULL;
+    if (clc_context_create(&co, &ctx) != CLC_SUCCESS) {
+        fprintf(stderr, "clc_bench_batch: %s\n", clc_last_error());
+        return -1;
+    }
+    const double blocking = frames_per_second(w, ctx, NULL, repeats, "blocking");
+    clc_context_destroy(ctx);
+    const double b1 = batch_rate(w, device, 1, repeats, "batch, 1 worker", NULL);
+    const double b2 = batch_rate(w, device, 2, repeats, "batch, 2 workers", NULL);
+    const double b4 = batch_rate(w, device, 4, repeats, "batch, 4 workers", NULL);
+    size_t n = 0;
+    const double all = batch_rate(w, devices, 2, repeats, "devices", &n);
+    if (blocking <= 0 || b1 <= 0 || b2 <= 0 || b4 <= 0 || all <= 0)
+        return -1;
+    const double bytes =
+        (double)(w->src.width * w->src.height * clc_pixel_size(w->src.format) + w->out_bytes);
+    printf("| %zu %s | %.1f (%.1f GB/s) | %.1f | %.1f (%.1f GB/s) | %.1f | %.1f (%zu devices) | "
+           "%.2fx |\n",
+           w->frames, w->cloud ? "640x480 depth -> dense points" : "3840x2160 RGB8 -> gray",
+           blocking, blocking * bytes * 1e-9, b1, b2, b2 * bytes * 1e-9, b4, all, n,
+           (b2 > b4 ? b2 : b4) / blocking);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = NULL, *devices = "all";
+    size_t gray_frames = 200, cloud_frames = 500;
+    int repeats = 3;
+    for (int i = 1; i < argc; ++i) {
+        const int more = i + 1 < argc;
+        if (more && strcmp(argv[i], "--device") == 0)
+            device = argv[++i];
+        else if (more && strcmp(argv[i], "--devices") == 0)
+            devices = argv[++i];
+        else if (more && strcmp(argv[i], "--gray-frames") == 0)
+            gray_frames = strtoul(argv[++i], NULL, 10);
+        else if (more && strcmp(argv[i], "--cloud-frames") == 0)
+            cloud_frames = strtoul(argv[++i], NULL, 10);
+        else if (more && strcmp(argv[i], "--repeats") == 0)
+            repeats = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: clc_bench_batch [--device SEL] [--devices LIST] "
+                            "[--gray-frames N] [--cloud-frames N] [--repeats N]\n");
+            return 2;
+        }
+    }
+    if (repeats < 1 || repeats > 16 || gray_frames < 2 * DISTINCT || cloud_frames < 2 * DISTINCT) {
+        fprintf(stderr, "clc_bench_batch: repeats 1..16, at least %d frames\n", 2 * DISTINCT);
+        return 2;
+    }
+    printf("frames in host memory; device \"%s\", devices \"%s\"; median of %d runs; GB/s: "
+           "input plus output bytes\n\n",
+           device ? device : "default", devices, repeats);
+    printf("| work | blocking, frames/s | batch 1 worker | batch 2 workers | batch 4 workers | "
+           "devices, 2 workers each | best batch vs blocking |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+    int rc = 0;
+    for (int cloud = 0; cloud < 2 && rc == 0; ++cloud) {
+        work w;
+        if (make_work(&w, cloud, cloud ? cloud_frames : gray_frames) != 0) {
+            fprintf(stderr, "clc_bench_batch: out of host memory\n");
+            rc = 1;
+        } else if (row(&w, device, devices, repeats) != 0) {
+            rc = 1;
+        }
+        free_work(&w);
+    }
+    return rc;
+}
