@@ -268,13 +268,11 @@ static void scratch_release(dense_scratch *s)
 static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s)
 {
     cl_int err = CL_SUCCESS;
-    s->counts =
-        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), NULL, &err);
+    s->counts = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), &err);
     if (err == CL_SUCCESS)
-        s->offsets =
-            clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), NULL, &err);
+        s->offsets = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), &err);
     if (err == CL_SUCCESS && !total)
-        s->total = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+        s->total = clc__scratch(ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), &err);
     else if (err == CL_SUCCESS && (err = clRetainMemObject(total)) == CL_SUCCESS)
         s->total = total;
     if (err != CL_SUCCESS) {

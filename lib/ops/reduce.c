@@ -152,7 +152,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         st = clc__cl_fail(ctx, err, "preparing the reduction input");
         goto done;
     }
-    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * 16, NULL, &err);
+    partials = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * 16, &err);
     if (err != CL_SUCCESS) {
         st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction partials)");
         goto done;
@@ -269,8 +269,7 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
     cl_mem input = clc__host_input(ctx, data, bytes, &err);
     if (err != CL_SUCCESS)
         return clc__cl_fail(ctx, err, "preparing the reduction input");
-    cl_mem out =
-        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    cl_mem out = clc__scratch(ctx, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, &err);
     if (err != CL_SUCCESS) {
         clReleaseMemObject(input);
         return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");

@@ -28,6 +28,12 @@ static clc_context *context_alloc(void)
                         : strcmp(staging, "always") == 0 ? 2
                                                          : 1;
     ctx->staging_chunk = ctx->staging_mode == 2 ? 4099 : (size_t)8 << 20;
+    /* CLCOMPUTE_POISON=0..255: the differential check for kernels reading unwritten memory
+     * (docs/reliability.md); results must not change with the byte. */
+    const char *poison = getenv("CLCOMPUTE_POISON");
+    char *end = NULL;
+    const long byte = poison && *poison ? strtol(poison, &end, 0) : -1;
+    ctx->poison = end && *end == '\0' && byte >= 0 && byte <= 255 ? (int)byte : -1;
     return ctx;
 }
 

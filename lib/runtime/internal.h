@@ -49,6 +49,7 @@ struct clc_context {
     clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
     int staging_mode;       /* CLCOMPUTE_STAGING at creation: 0 off, 1 auto, 2 always */
     size_t staging_chunk;   /* bytes a staging buffer holds */
+    int poison; /* CLCOMPUTE_POISON at creation: -1, or the byte scratch buffers start as */
 
     clc_mutex tune_lock; /* guards tuned; held while a family is being timed */
     struct {
@@ -156,6 +157,11 @@ typedef struct clc_arg {
  * an input. NULL with *err set on failure. */
 cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err);
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err);
+
+/* A device buffer for the library's own use (scratch, results copied back later). Under
+ * CLCOMPUTE_POISON=N (tests) it starts filled with byte N, finished before return, so that a
+ * kernel reading memory nobody wrote gives results that depend on N. NULL with *err on failure. */
+cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *err);
 
 /* Releases *m if it is set and clears it, so that cleanup paths may run more than once. */
 void clc__release_mem(cl_mem *m);

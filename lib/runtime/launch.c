@@ -97,11 +97,30 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
 
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
 {
-    const int in_place = clc__host_in_place(ctx);
+    if (!clc__host_in_place(ctx))
+        return clc__scratch(ctx, CL_MEM_WRITE_ONLY, bytes, err);
     cl_mem m =
-        clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
-                       bytes, in_place ? data : NULL, err);
+        clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, data, err);
     return *err == CL_SUCCESS ? m : NULL;
+}
+
+cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *err)
+{
+    cl_mem m = clCreateBuffer(ctx->context, flags, bytes, NULL, err);
+    if (*err != CL_SUCCESS)
+        return NULL;
+    if (ctx->poison >= 0) {
+        /* Finished here, as the buffer may next be used on another queue (variant timing). */
+        const cl_uchar byte = (cl_uchar)ctx->poison;
+        *err = clEnqueueFillBuffer(ctx->queue, m, &byte, 1, 0, bytes, 0, NULL, NULL);
+        if (*err == CL_SUCCESS)
+            *err = clFinish(ctx->queue);
+        if (*err != CL_SUCCESS) {
+            clReleaseMemObject(m);
+            return NULL;
+        }
+    }
+    return m;
 }
 
 void clc__release_mem(cl_mem *m)
