@@ -3,7 +3,10 @@
 # through `clcompute gray/cloud -o`, timed three ways:
 #   blocking   one device, one worker: one blocking call at a time (read, convert, write)
 #   batch      one device, two workers: one item's file and transfer work beside another's kernels
+#   cores      one device, as many workers as host cores (file decoding and encoding in parallel)
 #   devices    every device of DEVICES (default "all") at once, two workers each
+# then the same on frames already in host memory (build/bench/clc_bench_batch), where only the
+# library's work is timed.
 #   bench/batch.sh BUILD_DIR [DEVICE] [DEVICES]     (DEVICE: default CLCOMPUTE_DEVICE or default)
 # Frames: 20 distinct JPEGs and 16-bit PNGs made with OpenCV when python3-opencv is present (else
 # PPM/PGM), each linked 10 or 25 times. Prints a Markdown table of frames per second.
@@ -63,13 +66,19 @@ k="--fx 525 --fy 525 --cx 319.5 --cy 239.5 --depth-trunc 4"
 "$tool" devices | sed -n 's/^  *\(\[.*\)/\1/p' | head -8
 echo "frames: $kind; device $device; devices \"$devices\"; $(nproc) host cores"
 echo
-echo "| work | blocking (1 worker) | batch (2 workers) | all devices | batch vs blocking |"
-echo "| --- | --- | --- | --- | --- |"
+cores=$(nproc)
+echo "| work | blocking (1 worker) | batch (2 workers) | batch ($cores workers) | all devices | batch vs blocking |"
+echo "| --- | --- | --- | --- | --- | --- |"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 g1=$(run 200 gray "$work/photos200" --device "$device" --workers 1)
 g2=$(run 200 gray "$work/photos200" --device "$device")
+gn=$(run 200 gray "$work/photos200" --device "$device" --workers "$cores")
 g3=$(run 200 gray "$work/photos200" --device "$devices")
-echo "| 200 4K photos -> gray PNG, frames/s | $g1 | $g2 | $g3 | $(awk -v a="$g2" -v b="$g1" 'BEGIN { printf "%.2fx", a / b }') |"
+echo "| 200 4K photos -> gray PNG, frames/s | $g1 | $g2 | $gn | $g3 | $(ratio "$g2" "$g1") |"
 c1=$(run 500 cloud "$work/depth500" $k --device "$device" --workers 1)
 c2=$(run 500 cloud "$work/depth500" $k --device "$device")
+cn=$(run 500 cloud "$work/depth500" $k --device "$device" --workers "$cores")
 c3=$(run 500 cloud "$work/depth500" $k --device "$devices")
-echo "| 500 640x480 depth -> PLY, frames/s | $c1 | $c2 | $c3 | $(awk -v a="$c2" -v b="$c1" 'BEGIN { printf "%.2fx", a / b }') |"
+echo "| 500 640x480 depth -> PLY, frames/s | $c1 | $c2 | $cn | $c3 | $(ratio "$c2" "$c1") |"
+echo
+"$build/bench/clc_bench_batch" --device "$device" --devices "$devices"
