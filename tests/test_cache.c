@@ -345,11 +345,18 @@ static int child_load(const char *dir)
     clc_cache_stats stats = {0};
     if (clc_context_create(&o, &ctx) != CLC_SUCCESS ||
         clc_program_build(ctx, value_source, "-DVALUE=7", &program) != CLC_SUCCESS ||
-        clc_context_cache_stats(ctx, &stats) != CLC_SUCCESS)
+        clc_context_cache_stats(ctx, &stats) != CLC_SUCCESS) {
+        fprintf(stderr, "child load: %s\n", clc_last_error());
         return 1;
+    }
     clReleaseProgram(program);
     clc_context_destroy(ctx);
-    return stats.hits == 1 && stats.rejected == 0 ? 0 : 2;
+    if (stats.hits == 1 && stats.rejected == 0)
+        return 0;
+    fprintf(stderr, "child load: %llu hits, %llu misses, %llu rejected, %llu stored\n",
+            (unsigned long long)stats.hits, (unsigned long long)stats.misses,
+            (unsigned long long)stats.rejected, (unsigned long long)stats.stored);
+    return 2;
 }
 
 static pid_t spawn_child(const char *self, const char *mode, const char *dir)
