@@ -324,8 +324,11 @@ static int child_build(const char *dir)
         clc_context *ctx = NULL;
         cl_program program = NULL;
         if (clc_context_create(&o, &ctx) != CLC_SUCCESS ||
-            clc_program_build(ctx, value_source, "-DVALUE=7", &program) != CLC_SUCCESS)
+            clc_program_build(ctx, value_source, "-DVALUE=7", &program) != CLC_SUCCESS) {
+            fprintf(stderr, "child build %d: %s\n", i, clc_last_error());
+            clc_context_destroy(ctx);
             return 1;
+        }
         clReleaseProgram(program);
         clc_context_destroy(ctx);
     }
@@ -380,8 +383,13 @@ static void two_processes_building_the_same_program(void **state)
     int status_a = 0, status_b = 0;
     assert_int_equal(waitpid(a, &status_a, 0), a);
     assert_int_equal(waitpid(b, &status_b, 0), b);
-    assert_true(WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0);
-    assert_true(WIFEXITED(status_b) && WEXITSTATUS(status_b) == 0);
+    if (!WIFEXITED(status_a) || WEXITSTATUS(status_a) != 0 || !WIFEXITED(status_b) ||
+        WEXITSTATUS(status_b) != 0)
+        fail_msg("builders: status %#x and %#x (exit %d/%d, signal %d/%d)", status_a, status_b,
+                 WIFEXITED(status_a) ? WEXITSTATUS(status_a) : -1,
+                 WIFEXITED(status_b) ? WEXITSTATUS(status_b) : -1,
+                 WIFSIGNALED(status_a) ? WTERMSIG(status_a) : 0,
+                 WIFSIGNALED(status_b) ? WTERMSIG(status_b) : 0);
     free(only_entry(f->dir));
     const pid_t c = spawn_child(self_path, "--child-load", f->dir);
     int status_c = 0;
