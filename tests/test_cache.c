@@ -465,6 +465,8 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--child-load") == 0)
         return child_load(argv[2]);
     self_path = argv[0];
+    if (argc == 2) /* a name pattern selects tests */
+        cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         CASE(second_context_loads_from_cache),
         CASE(corrupt_payload_is_rejected_and_rebuilt),
