@@ -468,6 +468,10 @@ int main(int argc, char **argv)
     if (argc == 2) /* a name pattern selects tests */
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
+        /* First, before this process touches OpenCL: on the H200 host a child of a process
+         * that has used the NVIDIA driver did not see the GPU (2026-12-02, cause not found),
+         * though children of a fresh process do. */
+        CASE(two_processes_building_the_same_program),
         CASE(second_context_loads_from_cache),
         CASE(corrupt_payload_is_rejected_and_rebuilt),
         CASE(truncated_entry_is_rejected_and_rebuilt),
@@ -478,7 +482,6 @@ int main(int argc, char **argv)
         CASE(store_and_load_round_trip_without_opencl),
         CASE(absurd_payload_length_is_rejected_without_allocating_it),
         CASE(concurrent_writers_leave_one_whole_entry),
-        CASE(two_processes_building_the_same_program),
         cmocka_unit_test(environment_chooses_the_directory),
         cmocka_unit_test(cache_off_compiles_every_time),
     };

@@ -81,7 +81,13 @@ static clc_status worker_context(cl_context cl, cl_device_id own, const clc_batc
     clc_context_options options = {0};
     options.cache = o ? o->cache : CLC_CACHE_AUTO;
     options.cache_dir = o ? o->cache_dir : NULL;
-    return clc_context_wrap(cl, own, NULL, &options, ctx);
+    const clc_status st = clc_context_wrap(cl, own, NULL, &options, ctx);
+    /* On a device with its own memory, the driver moves pageable memory through a pinned
+     * buffer of its own, one transfer at a time: workers then wait on each other. Each worker
+     * stages its uploads and read-backs through its own pinned buffers instead. */
+    if (st == CLC_SUCCESS && (*ctx)->staging_mode == CLC_STAGING_AUTO)
+        (*ctx)->staging_mode = CLC_STAGING_WORKER;
+    return st;
 }
 
 /* The devices one selected device stands for: itself, or its equal partitions. */

@@ -23,11 +23,11 @@ static clc_context *context_alloc(void)
      * to compare the two; "always" copies through staging even on unified-memory devices, in
      * chunks of an odd small size, so that CPU-only CI runs every path of it. */
     const char *staging = getenv("CLCOMPUTE_STAGING");
-    ctx->staging_mode = !staging || !*staging            ? 1
-                        : strcmp(staging, "0") == 0      ? 0
-                        : strcmp(staging, "always") == 0 ? 2
-                                                         : 1;
-    ctx->staging_chunk = ctx->staging_mode == 2 ? 4099 : (size_t)8 << 20;
+    ctx->staging_mode = !staging || !*staging            ? CLC_STAGING_AUTO
+                        : strcmp(staging, "0") == 0      ? CLC_STAGING_OFF
+                        : strcmp(staging, "always") == 0 ? CLC_STAGING_ALWAYS
+                                                         : CLC_STAGING_AUTO;
+    ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
     /* CLCOMPUTE_POISON=0..255: the differential check for kernels reading unwritten memory
      * (docs/reliability.md); results must not change with the byte. */
     const char *poison = getenv("CLCOMPUTE_POISON");

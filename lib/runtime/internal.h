@@ -47,7 +47,7 @@ struct clc_context {
 
     clc_mutex staging_lock; /* guards staging */
     clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
-    int staging_mode;       /* CLCOMPUTE_STAGING at creation: 0 off, 1 auto, 2 always */
+    int staging_mode;       /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
     size_t staging_chunk;   /* bytes a staging buffer holds */
     int poison; /* CLCOMPUTE_POISON at creation: -1, or the byte scratch buffers start as */
 
@@ -196,13 +196,23 @@ double clc__seconds(void);
 
 /* ---- pinned staging (staging.c) ---- */
 
+enum {
+    CLC_STAGING_OFF = 0,    /* CLCOMPUTE_STAGING=0: every transfer left to the driver */
+    CLC_STAGING_AUTO = 1,   /* uploads of two chunks or more staged, read-backs not */
+    CLC_STAGING_ALWAYS = 2, /* CLCOMPUTE_STAGING=always: everything, in small odd chunks (tests) */
+    CLC_STAGING_WORKER = 3  /* a batch worker: uploads and read-backs from 64 KiB up */
+};
+
 /* Whether host memory is used in place (unified-memory devices) rather than copied. */
 int clc__host_in_place(const clc_context *ctx);
-/* Whether a host-to-device transfer of `bytes` goes through the context's pinned staging
- * buffers: on devices with their own memory, for two chunks or more, unless turned off. */
-int clc__staging_wanted(const clc_context *ctx, size_t bytes);
+/* Whether a transfer of `bytes` (to the device, or back with `read`) goes through the context's
+ * pinned staging buffers, as ctx->staging_mode says, on devices with their own memory. */
+int clc__staging_wanted(const clc_context *ctx, size_t bytes, int read);
 /* dst[0..bytes) = src, pipelined through the staging buffers; returns when src may be reused. */
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes);
+/* dst = src[0..bytes) after the commands already on the queue, pipelined the other way: the
+ * host copies one chunk out while the next one's DMA runs. Blocking. */
+cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes);
 /* Unmaps and releases the staging buffers, if any. */
 void clc__staging_release(clc_context *ctx);
 

@@ -84,12 +84,23 @@ static cl_int staging_get(clc_context *ctx, clc_staging **out)
 
 int clc__host_in_place(const clc_context *ctx)
 {
-    return ctx->info.unified_memory && ctx->staging_mode != 2;
+    return ctx->info.unified_memory && ctx->staging_mode != CLC_STAGING_ALWAYS;
 }
 
-int clc__staging_wanted(const clc_context *ctx, size_t bytes)
+int clc__staging_wanted(const clc_context *ctx, size_t bytes, int read)
 {
-    return !clc__host_in_place(ctx) && ctx->staging_mode != 0 && bytes >= 2 * ctx->staging_chunk;
+    if (clc__host_in_place(ctx))
+        return 0;
+    switch (ctx->staging_mode) {
+    case CLC_STAGING_AUTO:
+        return !read && bytes >= 2 * ctx->staging_chunk;
+    case CLC_STAGING_ALWAYS:
+        return 1;
+    case CLC_STAGING_WORKER:
+        return bytes >= (size_t)64 << 10;
+    default:
+        return 0;
+    }
 }
 
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes)
@@ -108,6 +119,44 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
         err = clEnqueueWriteBuffer(ctx->queue, dst, CL_FALSE, off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
     }
+    clc_mutex_unlock(&ctx->staging_lock);
+    return err;
+}
+
+/* Reads chunk j of src into its slot, without waiting. */
+static cl_int read_chunk(clc_context *ctx, clc_staging *s, cl_mem src, size_t bytes, size_t j)
+{
+    const size_t CHUNK = ctx->staging_chunk, off = j * CHUNK;
+    const size_t len = bytes - off < CHUNK ? bytes - off : CHUNK;
+    const int slot = (int)(j % 2);
+    cl_int err = settle(s, slot);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(ctx->queue, src, CL_FALSE, off, len, s->host[slot], 0, NULL,
+                                  &s->busy[slot]);
+    return err;
+}
+
+cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes)
+{
+    const size_t CHUNK = ctx->staging_chunk, n = (bytes + CHUNK - 1) / CHUNK;
+    clc_mutex_lock(&ctx->staging_lock);
+    clc_staging *s = NULL;
+    cl_int err = staging_get(ctx, &s);
+    if (err == CL_SUCCESS && n > 0)
+        err = read_chunk(ctx, s, src, bytes, 0);
+    for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
+        if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
+            err = read_chunk(ctx, s, src, bytes, i + 1);
+        if (err == CL_SUCCESS)
+            err = settle(s, (int)(i % 2));
+        if (err == CL_SUCCESS) {
+            const size_t off = i * CHUNK, len = bytes - off < CHUNK ? bytes - off : CHUNK;
+            memcpy((unsigned char *)dst + off, s->host[i % 2], len);
+        }
+    }
+    if (err != CL_SUCCESS && s) /* nothing may still be writing into the slots */
+        for (int i = 0; i < 2; ++i)
+            settle(s, i);
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
