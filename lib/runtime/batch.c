@@ -76,16 +76,18 @@ static clc_status device_context(cl_platform_id platform, cl_device_id device, c
 
 /* A worker: the device's shared cl_context wrapped with a queue of its own. */
 static clc_status worker_context(cl_context cl, cl_device_id own, const clc_batch_options *o,
-                                 clc_context **ctx)
+                                 unsigned per_device, clc_context **ctx)
 {
     clc_context_options options = {0};
     options.cache = o ? o->cache : CLC_CACHE_AUTO;
     options.cache_dir = o ? o->cache_dir : NULL;
     const clc_status st = clc_context_wrap(cl, own, NULL, &options, ctx);
     /* On a device with its own memory, the driver moves pageable memory through a pinned
-     * buffer of its own, one transfer at a time: workers then wait on each other. Each worker
-     * stages its uploads and read-backs through its own pinned buffers instead. */
-    if (st == CLC_SUCCESS && (*ctx)->staging_mode == CLC_STAGING_AUTO)
+     * buffer of its own, one transfer at a time: workers of one device then wait on each other
+     * (H200: 4 workers 618 gray 4K frames/s, 1449 depth frames/s against 248 and 1958 blocking).
+     * Each stages its uploads and read-backs through its own pinned buffers instead (789 and
+     * 2446). A lone worker keeps the driver's path, faster for one stream (250 vs 220). */
+    if (st == CLC_SUCCESS && per_device > 1 && (*ctx)->staging_mode == CLC_STAGING_AUTO)
         (*ctx)->staging_mode = CLC_STAGING_WORKER;
     return st;
 }
@@ -169,7 +171,7 @@ clc_status clc_batch_create(const clc_batch_options *options, clc_batch **out)
             b->first_worker[b->device_count] = b->worker_count;
             for (unsigned w = 0; w < per_device && st == CLC_SUCCESS; ++w) {
                 batch_worker *worker = &b->workers[b->worker_count];
-                st = worker_context(cl, own, options, &worker->ctx);
+                st = worker_context(cl, own, options, per_device, &worker->ctx);
                 if (st == CLC_SUCCESS) {
                     worker->device = b->device_count;
                     worker->batch = b;
