@@ -2,9 +2,10 @@
 # Batch throughput (issue 8): 200 4K photos -> gray PNG and 500 640x480 depth frames -> PLY,
 # through `clcompute gray/cloud -o`, timed three ways:
 #   blocking   one device, one worker: one blocking call at a time (read, convert, write)
-#   batch      one device, two workers: one item's file and transfer work beside another's kernels
+#   batch      one device, the default workers (4 on a GPU, 2 on a CPU): one item's file and
+#              transfer work beside another's kernels
 #   cores      one device, as many workers as host cores (file decoding and encoding in parallel)
-#   devices    every device of DEVICES (default "all") at once, two workers each
+#   devices    every device of DEVICES (default "all") at once, default workers each
 # then the same on frames already in host memory (build/bench/clc_bench_batch), where only the
 # library's work is timed.
 #   bench/batch.sh BUILD_DIR [DEVICE] [DEVICES]     (DEVICE: default CLCOMPUTE_DEVICE or default)
@@ -67,7 +68,7 @@ k="--fx 525 --fy 525 --cx 319.5 --cy 239.5 --depth-trunc 4"
 echo "frames: $kind; device $device; devices \"$devices\"; $(nproc) host cores"
 echo
 cores=$(nproc)
-echo "| work | blocking (1 worker) | batch (2 workers) | batch ($cores workers) | all devices | batch vs blocking |"
+echo "| work | blocking (1 worker) | batch (default workers) | batch ($cores workers) | all devices | batch vs blocking |"
 echo "| --- | --- | --- | --- | --- | --- |"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 g1=$(run 200 gray "$work/photos200" --device "$device" --workers 1)

@@ -2,7 +2,7 @@
  * timed (bench/batch.sh times the tool on files, where decoding and encoding dominate):
  *   blocking   one context, one blocking call after another (upload, kernel, read-back)
  *   batch N    clc_batch on the same device with N workers (queues sharing one cl_context)
- *   devices    clc_batch over every device of a list, two workers each
+ *   devices    clc_batch over every device of a list, default workers (4 a GPU, 2 a CPU)
  * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points. Every output
  * of every run is checked against the serial reference. Prints a Markdown table.
  *   clc_bench_batch [--device SEL] [--devices LIST] [--gray-frames N] [--cloud-frames N]
@@ -196,7 +196,7 @@ static int row(work *w, const char *device, const char *devices, int repeats)
     const double b2 = batch_rate(w, device, 2, repeats, "batch, 2 workers", NULL);
     const double b4 = batch_rate(w, device, 4, repeats, "batch, 4 workers", NULL);
     size_t n = 0;
-    const double all = batch_rate(w, devices, 2, repeats, "devices", &n);
+    const double all = batch_rate(w, devices, 0, repeats, "devices", &n);
     if (blocking <= 0 || b1 <= 0 || b2 <= 0 || b4 <= 0 || all <= 0)
         return -1;
     const double bytes =
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
            "input plus output bytes\n\n",
            device ? device : "default", devices, repeats);
     printf("| work | blocking, frames/s | batch 1 worker | batch 2 workers | batch 4 workers | "
-           "devices, 2 workers each | best batch vs blocking |\n");
+           "devices, default workers | best batch vs blocking |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- |\n");
     int rc = 0;
     for (int cloud = 0; cloud < 2 && rc == 0; ++cloud) {

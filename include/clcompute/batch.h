@@ -29,8 +29,9 @@ typedef struct clc_batch_options {
      * equally), each taking part on its own, so a one-CPU machine runs the multi-device path. */
     unsigned cpu_partitions;
     /* Workers per device, each a clc_context with its own queue and thread, all sharing the
-     * device's cl_context; 0 means 2, so that the transfers of one item overlap the kernel of
-     * another. */
+     * device's cl_context, so that one item's transfers overlap another's kernel and the
+     * caller's work between calls. 0: 4 on devices with their own memory (discrete GPUs), 2 on
+     * devices sharing host memory (CPUs). At most 64. */
     unsigned workers_per_device;
     /* Disk cache of the workers' contexts, as in clc_context_options. */
     clc_cache_mode cache;
