@@ -4,10 +4,12 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -398,6 +400,50 @@ static void two_processes_building_the_same_program(void **state)
     assert_int_equal(WEXITSTATUS(status_c), 0);
 }
 
+/* Files in dir (entries and temporaries alike). */
+static int files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A full disk, as the process sees one: RLIMIT_FSIZE makes every write past 512 bytes fail
+ * (EFBIG, SIGXFSZ ignored), which root cannot bypass as it does permissions. The store fails
+ * (a context counts it in store_failures, as the unwritable-directory test shows) and leaves no
+ * entry or temporary file; with room again it succeeds. Only the store runs under the limit:
+ * PoCL's compiler writes files of its own while building and aborts when it cannot. */
+static void a_full_disk_fails_the_store_cleanly(void **state)
+{
+    fixture *f = *state;
+    unsigned char payload[4096];
+    for (size_t i = 0; i < sizeof payload; ++i)
+        payload[i] = (unsigned char)(i * 7);
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit small = {512, old.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const int full = clc__cache_store(f->dir, "full disk", payload, sizeof payload);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, previous);
+    assert_int_equal(full, -1);
+    assert_int_equal(files_in(f->dir), 0);
+
+    assert_int_equal(clc__cache_store(f->dir, "full disk", payload, sizeof payload), 0);
+    unsigned char *back = NULL;
+    size_t size = 0;
+    assert_int_equal(clc__cache_load(f->dir, "full disk", &back, &size), 1);
+    assert_int_equal(size, sizeof payload);
+    assert_memory_equal(back, payload, sizeof payload);
+    free(back);
+}
+
 static void environment_chooses_the_directory(void **state)
 {
     (void)state;
@@ -479,6 +525,7 @@ int main(int argc, char **argv)
         CASE(foreign_entry_is_never_trusted),
         cmocka_unit_test(key_covers_device_driver_source_options_and_version),
         CASE(unwritable_directory_means_no_cache_not_an_error),
+        CASE(a_full_disk_fails_the_store_cleanly),
         CASE(store_and_load_round_trip_without_opencl),
         CASE(absurd_payload_length_is_rejected_without_allocating_it),
         CASE(concurrent_writers_leave_one_whole_entry),

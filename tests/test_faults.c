@@ -181,6 +181,28 @@ cl_context __wrap_clCreateContext(const cl_context_properties *p, cl_uint n, con
     return c;
 }
 
+cl_int __real_clRetainContext(cl_context);
+cl_int __wrap_clRetainContext(cl_context c);
+cl_int __wrap_clRetainContext(cl_context c)
+{
+    if (fail_now())
+        return CL_OUT_OF_HOST_MEMORY;
+    const cl_int err = __real_clRetainContext(c);
+    live_context += armed && err == CL_SUCCESS;
+    return err;
+}
+
+cl_int __real_clRetainCommandQueue(cl_command_queue);
+cl_int __wrap_clRetainCommandQueue(cl_command_queue q);
+cl_int __wrap_clRetainCommandQueue(cl_command_queue q)
+{
+    if (fail_now())
+        return CL_OUT_OF_HOST_MEMORY;
+    const cl_int err = __real_clRetainCommandQueue(q);
+    live_queue += armed && err == CL_SUCCESS;
+    return err;
+}
+
 cl_int __real_clReleaseContext(cl_context);
 cl_int __wrap_clReleaseContext(cl_context c);
 cl_int __wrap_clReleaseContext(cl_context c)
@@ -392,6 +414,118 @@ static clc_status enqueue_calls(const char *cache_dir)
     return st;
 }
 
+/* The test device's platform and handle, for scenarios that make their own OpenCL objects. */
+static void test_device(cl_platform_id *platform, cl_device_id *device)
+{
+    clc_device_list *list = NULL;
+    size_t index = 0;
+    assert_int_equal(clc_devices_query(&list), CLC_SUCCESS);
+    assert_int_equal(clc_device_select(list, fixture_options().device, &index, NULL, 0),
+                     CLC_SUCCESS);
+    *platform = clc_device_list_get(list, index)->platform;
+    *device = clc_device_list_get(list, index)->device;
+    clc_device_list_destroy(list);
+}
+
+/* The caller's own context and queue, wrapped, then the cloud's enqueue form on device buffers
+ * (dense, so all three passes and the count) and the caller's read-back. */
+static clc_status wrapped_cloud_enqueue(const char *cache_dir)
+{
+    (void)cache_dir;
+    cl_platform_id platform = NULL;
+    cl_device_id device = NULL;
+    test_device(&platform, &device);
+    /* The caller's own objects are made and released with injection paused: only the
+     * library's calls may fail, and only its objects are counted. */
+    armed = 0;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_command_queue q = clCreateCommandQueue(cl, device, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, W, H, 0};
+    const clc_intrinsics k = {30.0, 30.0, W / 2.0, H / 2.0};
+    uint16_t d[W * H];
+    for (size_t i = 0; i < W * H; ++i)
+        d[i] = (uint16_t)(i % 5 ? 700 + i : 0);
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof d, d, &err);
+    cl_mem pts = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, W * H * 12, NULL, &err);
+    cl_mem cnt = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    assert_true(in && pts && cnt);
+    armed = 1;
+
+    clc_context *ctx = NULL;
+    clc_context_options o = {0};
+    o.cache = CLC_CACHE_OFF; /* compiled and timed here, whatever the user's cache holds */
+    clc_status st = clc_context_wrap(cl, device, q, &o, &ctx);
+    cl_event done = NULL;
+    if (st == CLC_SUCCESS)
+        st = clc_depth_to_points_enqueue(ctx, &depth, in, 0, NULL, NULL, 0, &k, NULL, pts, NULL,
+                                         cnt, 0, NULL, &done);
+    clc_context_destroy(ctx);
+
+    armed = 0;
+    if (st == CLC_SUCCESS) {
+        cl_uint n = 0;
+        float points[W * H * 3], ref[(W * H + 1) * 3];
+        assert_int_equal(clEnqueueReadBuffer(q, cnt, CL_TRUE, 0, sizeof n, &n, 1, &done, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(
+            clEnqueueReadBuffer(q, pts, CL_TRUE, 0, sizeof points, points, 0, NULL, NULL),
+            CL_SUCCESS);
+        const clc_cloud_params p = clc__cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
+        const size_t want = clc__ref_depth_to_points(&depth, d, NULL, NULL, &p, ref, NULL);
+        if (n != want || memcmp(points, ref, want * 12) != 0)
+            fail_msg("wrapped cloud enqueue succeeded with a wrong result (call %u failed)",
+                     fail_at);
+    }
+    if (done)
+        clReleaseEvent(done);
+    clReleaseMemObject(in);
+    clReleaseMemObject(pts);
+    clReleaseMemObject(cnt);
+    clReleaseCommandQueue(q);
+    clReleaseContext(cl);
+    armed = 1;
+    return st;
+}
+
+static clc_status gray_item(clc_context *ctx, size_t item, void *user)
+{
+    unsigned char *frames = user;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    return clc_gray(ctx, &src, frames + item * W * H * 4, &dst,
+                    frames + item * W * H * 4 + W * H * 3, NULL);
+}
+
+/* A batch of one worker (so that the calls, and which one fails, stay in one order): its
+ * context shared with the device, four gray items, every result checked. */
+static clc_status batch_call(const char *cache_dir)
+{
+    (void)cache_dir;
+    clc_batch_options o = {0};
+    o.devices = fixture_options().device;
+    o.workers_per_device = 1;
+    o.cache = CLC_CACHE_OFF;
+    clc_batch *b = NULL;
+    clc_status st = clc_batch_create(&o, &b);
+    enum { ITEMS = 4 };
+    unsigned char frames[ITEMS * W * H * 4], ref[W * H];
+    for (size_t i = 0; i < sizeof frames; ++i)
+        frames[i] = (unsigned char)(i * 29);
+    if (st == CLC_SUCCESS)
+        st = clc_batch_run(b, ITEMS, gray_item, frames, NULL, NULL, NULL);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    for (size_t i = 0; i < ITEMS && st == CLC_SUCCESS; ++i) {
+        clc__ref_gray(&src, frames + i * W * H * 4, &dst, ref, CLC_GRAY_BT601);
+        if (memcmp(frames + i * W * H * 4 + W * H * 3, ref, W * H) != 0)
+            fail_msg("batch succeeded with a wrong item %zu (call %u failed)", i, fail_at);
+    }
+    clc_batch_destroy(b);
+    return st;
+}
+
 /* Fails call 1, 2, ... of the scenario until a run makes fewer failable calls than the index. */
 static void every_failure_along(scenario run, const char *name, const char *cache_dir)
 {
@@ -467,6 +601,18 @@ static void gray_faults_with_cache(void **state)
     free(dir);
 }
 
+static void wrapped_cloud_faults(void **state)
+{
+    (void)state;
+    every_failure_along(wrapped_cloud_enqueue, "cloud enqueued on a wrapped context", NULL);
+}
+
+static void batch_faults(void **state)
+{
+    (void)state;
+    every_failure_along(batch_call, "batch of four gray items", NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) /* a test name pattern, to run one */
@@ -479,6 +625,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(cloud_faults),
         cmocka_unit_test(gray_faults_with_cache),
         cmocka_unit_test(enqueue_faults),
+        cmocka_unit_test(wrapped_cloud_faults),
+        cmocka_unit_test(batch_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,6 +79,17 @@ mkdir -p "$out/is_a_dir.png"
 check "gray onto a directory" "" "$tool" gray "$data/rgb.png" "$out/is_a_dir.png"
 check "cloud into a missing directory" "" "$tool" cloud "$data/depth16.png" "$out/no/c.ply" \
     --fx 500 --fy 500 --cx 10 --cy 10
+# A full disk: every write past 1 KiB fails (the file size limit, which root cannot bypass as it
+# does permissions; SIGXFSZ ignored so that write() reports EFBIG): a message, exit 1, no output
+# and no temporary file.
+full_disk() { (trap '' XFSZ; ulimit -f 2; exec "$@"); }
+check "cloud onto a full disk" "$out/c.ply" full_disk "$tool" cloud "$data/depth16.png" \
+    "$out/c.ply" --fx 500 --fy 500 --cx 10 --cy 10 --ascii
+mkdir -p "$work/depth_in"
+cp "$data/depth16.png" "$work/depth_in/d1.png"
+cp "$data/depth16.png" "$work/depth_in/d2.png"
+check "cloud batch onto a full disk" "$out/d1.ply" full_disk "$tool" cloud "$work/depth_in" \
+    -o "$out" --fx 500 --fy 500 --cx 10 --cy 10 --quiet
 # Absurd parameters.
 check "cloud with fx 0" "$out/c.ply" "$tool" cloud "$data/depth16.png" "$out/c.ply" \
     --fx 0 --fy 500 --cx 10 --cy 10
