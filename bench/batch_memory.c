@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <clcompute/clcompute.h>
 
 #include "../lib/ref/ref.h"
+#include "suite.h"
 
 enum { DISTINCT = 8 };
 
@@ -32,19 +32,6 @@ typedef struct work {
     clc_intrinsics k;
     clc_cloud_options options;
 } work;
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static clc_status one_frame(clc_context *ctx, size_t i, void *user)
 {
@@ -140,14 +127,14 @@ static double frames_per_second(work *w, clc_context *ctx, clc_batch *batch, int
     for (int r = -1; r < repeats; ++r) {
         const size_t n = r < 0 ? 2 * DISTINCT : w->frames;
         memset(w->out, 0, n * w->out_bytes); /* pages resident, old results gone */
-        const double t0 = now();
+        const double t0 = bench_now();
         clc_status st = CLC_SUCCESS;
         if (batch)
             st = clc_batch_run(batch, n, one_frame, w, NULL, NULL, NULL);
         else
             for (size_t i = 0; i < n && st == CLC_SUCCESS; ++i)
                 st = one_frame(ctx, i, w);
-        const double t = now() - t0;
+        const double t = bench_now() - t0;
         if (st != CLC_SUCCESS) {
             fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
             return -1.0;
@@ -158,8 +145,7 @@ static double frames_per_second(work *w, clc_context *ctx, clc_batch *batch, int
                 return -1.0;
         }
     }
-    qsort(rate, (size_t)repeats, sizeof *rate, by_value);
-    return rate[repeats / 2];
+    return bench_median(rate, (size_t)repeats);
 }
 
 static double batch_rate(work *w, const char *devices, unsigned workers, int repeats,
