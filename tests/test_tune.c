@@ -29,7 +29,8 @@ static void fake_teardown(void *arg)
     assert_ptr_equal(arg, &setups);
 }
 
-/* "slow" sleeps 3 ms, "fast" returns at once, "broken" fails: the choice must be "fast". */
+/* "slow" sleeps 20 ms, "fast" returns at once, "broken" fails: the choice must be "fast", even
+ * on a loaded machine whose scheduler delays the fast runs by a few ms. */
 static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
 {
     (void)ctx;
@@ -39,7 +40,7 @@ static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant
     if (variant == 2)
         return CLC_ERROR_UNSUPPORTED;
     if (variant == 0) {
-        const struct timespec pause = {0, 3000000};
+        const struct timespec pause = {0, 20000000};
         nanosleep(&pause, NULL);
     }
     return CLC_SUCCESS;
