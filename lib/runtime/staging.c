@@ -1,14 +1,15 @@
-/* Pinned staging for host-to-device transfers of host-pointer calls on devices with their own
- * memory.
+/* Pinned staging for the host transfers of host-pointer calls on devices with their own memory.
  *
  * A write from pageable memory makes the driver copy through its own small pinned buffer, one
  * piece at a time (6.8 GB/s for an 8K RGB image on the H200 host). Instead the context keeps two
  * pinned buffers (CL_MEM_ALLOC_HOST_PTR, mapped once for their lifetime) and pipelines: while the
  * device copies one chunk by DMA, the host copies the next one into the other buffer (9.6 GB/s
- * for the same image). Reads back are left to the driver: staged the same way they were slower
- * there (8.3 vs 10.2 GB/s for 271 MB of points), the host copy out of pinned memory being the
- * bound. The buffers are created on the first large transfer, so contexts on CPUs and
- * integrated GPUs never hold them. */
+ * for the same image). A single caller's reads back are left to the driver: staged the same way
+ * they were slower there (8.3 vs 10.2 GB/s for 271 MB of points), the host copy out of pinned
+ * memory being the bound. Batch workers stage reads too: the driver's pageable path serves one
+ * transfer at a time, and several workers of one device would wait on each other in it. The
+ * buffers are created on the first staged transfer, so contexts on CPUs and integrated GPUs never
+ * hold them. */
 #include <stdlib.h>
 #include <string.h>
 
