@@ -23,8 +23,8 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
 /* Batch mode of a subcommand: several inputs (files, or folders of files) into OUTDIR. */
 #define CLI_BATCH_OPTIONS                                                                          \
     "  Batch options: --device LIST (\"gpu,cpu\", \"all\"), --cpu-partitions N (split CPU\n"       \
-    "  devices), --workers N (a device; default 4 on a GPU, 2 on a CPU; 1 = one\n"                 \
-    "  blocking call at a time), --quiet.\n"
+    "  devices), --workers N (a device; default one a host core, as reading and writing\n"         \
+    "  files takes a core each; 1 = one blocking call at a time), --quiet.\n"
 
 typedef struct cli_batch {
     char **inputs;
@@ -32,7 +32,7 @@ typedef struct cli_batch {
     const char *outdir;
     const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
-    unsigned workers;        /* workers a device; 0: the library's default */
+    unsigned workers;        /* workers a device; 0: one a host core */
     int quiet;
 } cli_batch;
 
