@@ -102,6 +102,24 @@ static void fastest_is_chosen_stored_and_reused(void **state)
     free(dir);
 }
 
+/* Batch workers of one device: the first times, the others ask it (tune_peer). */
+static void a_peer_times_once_for_all(void **state)
+{
+    (void)state;
+    clc_context *first = context_on(NULL), *second = context_on(NULL);
+    second->tune_peer = first;
+    reset();
+    assert_int_equal(clc__tune(second, &family, 0), 1);
+    assert_int_equal(setups, 1);
+    reset();
+    assert_int_equal(clc__tune(first, &family, 0), 1);
+    assert_int_equal(clc__tune(second, &family, 0), 1);
+    assert_int_equal(setups + runs[0] + runs[1], 0);
+    assert_int_equal(second->tuned_count, 0); /* remembered once, by the peer */
+    clc_context_destroy(second);
+    clc_context_destroy(first);
+}
+
 static void unusable_entry_is_timed_again(void **state)
 {
     (void)state;
@@ -167,6 +185,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fastest_is_chosen_stored_and_reused),
+        cmocka_unit_test(a_peer_times_once_for_all),
         cmocka_unit_test(unusable_entry_is_timed_again),
         cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
     };

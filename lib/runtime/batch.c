@@ -42,7 +42,8 @@ void clc_batch_destroy(clc_batch *b)
 {
     if (!b)
         return;
-    for (size_t i = 0; i < b->worker_count; ++i)
+    for (size_t i = b->worker_count; i-- > 0;) /* each device's first worker last: the others
+                                                * refer to it for variant choices */
         clc_context_destroy(b->workers[i].ctx);
     for (size_t i = 0; i < b->sub_device_count; ++i)
         clReleaseDevice(b->sub_devices[i]);
@@ -183,6 +184,8 @@ clc_status clc_batch_create(const clc_batch_options *options, clc_batch **out)
             for (unsigned w = 0; w < per_device && st == CLC_SUCCESS; ++w) {
                 batch_worker *worker = &b->workers[b->worker_count];
                 st = worker_context(cl, own, options, per_device, &worker->ctx);
+                if (st == CLC_SUCCESS && w > 0)
+                    worker->ctx->tune_peer = b->workers[b->first_worker[b->device_count]].ctx;
                 if (st == CLC_SUCCESS) {
                     worker->device = b->device_count;
                     worker->batch = b;

@@ -57,6 +57,10 @@ struct clc_context {
         int variant;
     } tuned[4]; /* the variant each kernel family uses on this device */
     size_t tuned_count;
+    /* A batch worker: the context of its device's first worker, which times and remembers the
+     * variants for all of them, so that the workers starting together do not each time the
+     * kernels while the others load the device (and store whichever finished last). */
+    struct clc_context *tune_peer;
 
     clc_mutex build_lock; /* guards the registry of embedded programs */
     clc_program_entry *programs;

@@ -73,6 +73,8 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
     const char *env = getenv("CLCOMPUTE_TUNE");
     if (env && strcmp(env, "0") == 0)
         return fallback;
+    if (ctx->tune_peer)
+        return clc__tune(ctx->tune_peer, family, fallback);
     clc_mutex_lock(&ctx->tune_lock);
     for (size_t i = 0; i < ctx->tuned_count; ++i) {
         if (ctx->tuned[i].family == family) {
