@@ -76,6 +76,21 @@ int cli_batch_add(cli_batch *b, const char *path)
     return add_input(b, path);
 }
 
+int cli_batch_path(cli_batch *b, const char *path)
+{
+    if (!b->outdir && !path)
+        return 0;
+    if (!b->outdir && b->nsingle < 2) {
+        b->single[b->nsingle++] = path;
+        return 0;
+    }
+    for (int k = 0; k < b->nsingle; ++k)
+        if (cli_batch_add(b, b->single[k]) != 0)
+            return -1;
+    b->nsingle = 0;
+    return path ? cli_batch_add(b, path) : 0;
+}
+
 void cli_batch_free(cli_batch *b)
 {
     for (size_t i = 0; i < b->count; ++i)

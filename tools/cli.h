@@ -34,6 +34,8 @@ typedef struct cli_batch {
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
     unsigned workers;        /* workers a device; 0: one a host core */
     int quiet;
+    const char *single[2]; /* IN OUT of single mode, until -o or a third path says batch */
+    int nsingle;
 } cli_batch;
 
 /* Consumes a batch option at argv[*i] (advancing *i past its value); 1 if it was one, 0 if not,
@@ -41,6 +43,11 @@ typedef struct cli_batch {
 int cli_batch_option(cli_batch *b, int argc, char **argv, int *i);
 /* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
 int cli_batch_add(cli_batch *b, const char *path);
+/* A path argument: kept as IN or OUT of single mode (b->single) while there are at most two and
+ * no -o; once -o is given or a third path comes, every path so far and after is an input. Call
+ * again with NULL after the last argument, so that -o given after the paths counts too. -1 with
+ * a message on failure. */
+int cli_batch_path(cli_batch *b, const char *path);
 void cli_batch_free(cli_batch *b);
 /* A file's name without folder and extension: its start in *start, its length returned. */
 size_t cli_stem(const char *path, const char **start);

@@ -314,8 +314,8 @@ static int index_colors(cloud_job *job, cli_batch *colors, const char *folder)
 
 int cmd_cloud(int argc, char **argv)
 {
-    const char *positional[2] = {NULL, NULL}, *color_path = NULL, *intrinsics = NULL;
-    int npositional = 0, rc = CLI_EXIT_USAGE, opt = 0;
+    const char *color_path = NULL, *intrinsics = NULL;
+    int rc = CLI_EXIT_USAGE, opt = 0;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
     cloud_job job = {0};
@@ -373,17 +373,12 @@ int cmd_cloud(int argc, char **argv)
             fprintf(stderr, "clcompute cloud: unknown option '%s'\n", a);
             usage(stderr);
             goto done;
-        } else if (batch.outdir || npositional >= 2) {
-            for (int p = 0; p < npositional; ++p)
-                if (cli_batch_add(&batch, positional[p]) != 0)
-                    goto done;
-            npositional = 0;
-            if (cli_batch_add(&batch, a) != 0)
-                goto done;
-        } else {
-            positional[npositional++] = a;
+        } else if (cli_batch_path(&batch, a) != 0) {
+            goto done;
         }
     }
+    if (cli_batch_path(&batch, NULL) != 0)
+        goto done;
     if (intrinsics) {
         if (read_intrinsics(intrinsics, &job) != 0)
             goto done;
@@ -398,9 +393,6 @@ int cmd_cloud(int argc, char **argv)
         job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
     }
     if (batch.outdir) {
-        for (int p = 0; p < npositional; ++p)
-            if (cli_batch_add(&batch, positional[p]) != 0)
-                goto done;
         if (color_path && index_colors(&job, &colors, color_path) != 0) {
             rc = CLI_EXIT_FAILURE;
             goto done;
@@ -408,8 +400,8 @@ int cmd_cloud(int argc, char **argv)
         batch.devices = job.device;
         job.quiet = 1; /* the progress line speaks for the batch */
         rc = cli_batch_run(&batch, ".ply", convert_one, &job);
-    } else if (npositional == 2 && batch.count == 0) {
-        rc = convert_depth(NULL, &job, positional[0], color_path, positional[1]) == 0
+    } else if (batch.nsingle == 2 && batch.count == 0) {
+        rc = convert_depth(NULL, &job, batch.single[0], color_path, batch.single[1]) == 0
                  ? CLI_EXIT_OK
                  : CLI_EXIT_FAILURE;
     } else {

@@ -135,8 +135,7 @@ int cmd_gray(int argc, char **argv)
 {
     const char *device = NULL;
     cli_batch batch = {0};
-    const char *positional[2] = {NULL, NULL};
-    int npositional = 0, rc = CLI_EXIT_USAGE, opt = 0;
+    int rc = CLI_EXIT_USAGE, opt = 0;
     clc_gray_options options = {CLC_GRAY_BT601};
     for (int i = 1; i < argc; ++i) {
         const int value = i + 1 < argc;
@@ -165,26 +164,17 @@ int cmd_gray(int argc, char **argv)
             fprintf(stderr, "clcompute gray: unknown option '%s'\n", argv[i]);
             usage(stderr);
             goto done;
-        } else if (batch.outdir || npositional >= 2) {
-            /* -o given, or more than IN OUT: every path is an input. */
-            for (int k = 0; k < npositional; ++k)
-                if (cli_batch_add(&batch, positional[k]) != 0)
-                    goto done;
-            npositional = 0;
-            if (cli_batch_add(&batch, argv[i]) != 0)
-                goto done;
-        } else {
-            positional[npositional++] = argv[i];
+        } else if (cli_batch_path(&batch, argv[i]) != 0) {
+            goto done;
         }
     }
+    if (cli_batch_path(&batch, NULL) != 0)
+        goto done;
     if (batch.outdir) {
-        for (int k = 0; k < npositional; ++k)
-            if (cli_batch_add(&batch, positional[k]) != 0)
-                goto done;
         batch.devices = device;
         rc = cli_batch_run(&batch, ".png", convert_one, &options);
-    } else if (npositional == 2 && batch.count == 0) {
-        rc = convert_file(NULL, device, positional[0], positional[1], &options) == 0
+    } else if (batch.nsingle == 2 && batch.count == 0) {
+        rc = convert_file(NULL, device, batch.single[0], batch.single[1], &options) == 0
                  ? CLI_EXIT_OK
                  : CLI_EXIT_FAILURE;
     } else {
