@@ -104,3 +104,22 @@ int fixture_run_value(clc_context *ctx, cl_program program)
     clReleaseKernel(kernel);
     return v;
 }
+
+clc_reduce_result fixture_reduce_on_device(clc_context *ctx, clc_reduce_op op, clc_dtype type,
+                                           cl_mem buffer, size_t offset, size_t count,
+                                           cl_mem result)
+{
+    cl_event done = NULL;
+    if (clc_reduce_enqueue(ctx, op, type, buffer, offset, count, result, 0, NULL, &done) !=
+        CLC_SUCCESS)
+        fail_msg("clc_reduce_enqueue(op %d, type %d, offset %zu, %zu elements): %s", op, type,
+                 offset, count, clc_last_error());
+    unsigned char words[CLC_REDUCE_RESULT_BYTES];
+    assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), result, CL_TRUE, 0,
+                                         sizeof words, words, 1, &done, NULL),
+                     CL_SUCCESS);
+    clReleaseEvent(done);
+    clc_reduce_result got;
+    assert_int_equal(clc_reduce_decode(op, type, words, count, &got), 0);
+    return got;
+}

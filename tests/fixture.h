@@ -33,6 +33,12 @@ int fixture_teardown_context(void **state);
 /* Runs kernel "value" (one work-item writing one int) of program and returns what it wrote. */
 int fixture_run_value(clc_context *ctx, cl_program program);
 
+/* clc_reduce_enqueue of op over count elements of buffer from byte offset into result, then the
+ * result's read-back and clc_reduce_decode; fails the test with the library's message. */
+clc_reduce_result fixture_reduce_on_device(clc_context *ctx, clc_reduce_op op, clc_dtype type,
+                                           cl_mem buffer, size_t offset, size_t count,
+                                           cl_mem result);
+
 /* Reads an OpenCL object's reference count, for checking that wrap/destroy balance. */
 cl_uint fixture_context_refcount(cl_context context);
 cl_uint fixture_queue_refcount(cl_command_queue queue);

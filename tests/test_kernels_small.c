@@ -142,17 +142,9 @@ static void reduce_every_variant(void **state)
                                                   (n + first) * esize, data, 0, NULL, NULL),
                              CL_SUCCESS);
             for (size_t o = 0; o < 5; ++o) {
-                cl_event done = NULL;
-                if (clc_reduce_enqueue(ctx, ops[o], types[t], buf, first * esize, count, res, 0,
-                                       NULL, &done) != CLC_SUCCESS)
-                    fail_msg("reduce: %s", clc_last_error());
-                unsigned char words[CLC_REDUCE_RESULT_BYTES];
-                assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), res, CL_TRUE, 0,
-                                                     sizeof words, words, 1, &done, NULL),
-                                 CL_SUCCESS);
-                clReleaseEvent(done);
-                clc_reduce_result got, want;
-                assert_int_equal(clc_reduce_decode(ops[o], types[t], words, count, &got), 0);
+                const clc_reduce_result got =
+                    fixture_reduce_on_device(ctx, ops[o], types[t], buf, first * esize, count, res);
+                clc_reduce_result want;
                 clc__ref_reduce(ops[o], types[t], data + first * esize, count, &want, NULL);
                 assert_int_equal(got.index, want.index);
                 if (types[t] == CLC_DTYPE_F32 || types[t] == CLC_DTYPE_F64)

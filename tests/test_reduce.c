@@ -250,18 +250,9 @@ static void device_buffers_at_offsets_and_chained_results(void **state)
     const size_t offsets[] = {0, 4, 28};
     for (size_t o = 0; o < 3; ++o)
         for (size_t k = 0; k < 6; ++k) {
-            cl_event done = NULL;
-            clc_status st = clc_reduce_enqueue(ctx, ops[k], CLC_DTYPE_I32, buf, offsets[o], n, res,
-                                               0, NULL, &done);
-            if (st != CLC_SUCCESS)
-                fail_msg("enqueue: %s", clc_last_error());
-            unsigned char words[CLC_REDUCE_RESULT_BYTES];
-            assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), res, CL_TRUE, 0,
-                                                 sizeof words, words, 1, &done, NULL),
-                             CL_SUCCESS);
-            clReleaseEvent(done);
-            clc_reduce_result got, want;
-            assert_int_equal(clc_reduce_decode(ops[k], CLC_DTYPE_I32, words, n, &got), 0);
+            const clc_reduce_result got =
+                fixture_reduce_on_device(ctx, ops[k], CLC_DTYPE_I32, buf, offsets[o], n, res);
+            clc_reduce_result want;
             clc__ref_reduce(ops[k], CLC_DTYPE_I32, x + offsets[o] / 4, n, &want, NULL);
             if (ops[k] == CLC_REDUCE_MEAN)
                 assert_true(fabs(got.f - want.f) <= fabs(want.f) * 1e-12);
@@ -282,7 +273,6 @@ static void every_alignment_of_a_device_buffer(void **state)
     clc_context *ctx = *state;
     const size_t n = 300007;
     cl_context cl = clc_context_cl_context(ctx);
-    cl_command_queue q = clc_context_cl_queue(ctx);
     cl_int err = CL_SUCCESS;
     cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -296,17 +286,8 @@ static void every_alignment_of_a_device_buffer(void **state)
         assert_int_equal(err, CL_SUCCESS);
         for (size_t first = 0; first < lanes; ++first)
             for (size_t o = 0; o < 6; ++o) {
-                cl_event done = NULL;
-                if (clc_reduce_enqueue(ctx, ops[o], types[t], buf, first * esize, n, res, 0, NULL,
-                                       &done) != CLC_SUCCESS)
-                    fail_msg("type %d offset %zu: %s", types[t], first, clc_last_error());
-                unsigned char words[CLC_REDUCE_RESULT_BYTES];
-                assert_int_equal(
-                    clEnqueueReadBuffer(q, res, CL_TRUE, 0, sizeof words, words, 1, &done, NULL),
-                    CL_SUCCESS);
-                clReleaseEvent(done);
-                clc_reduce_result got;
-                assert_int_equal(clc_reduce_decode(ops[o], types[t], words, n, &got), 0);
+                const clc_reduce_result got =
+                    fixture_reduce_on_device(ctx, ops[o], types[t], buf, first * esize, n, res);
                 check_result(ops[o], types[t], x + first * esize, n, got);
             }
         clReleaseMemObject(buf);
