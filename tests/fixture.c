@@ -39,6 +39,17 @@ void fixture_remove_dir(const char *dir)
     rmdir(dir);
 }
 
+int fixture_count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 clc_context_options fixture_options(void)
 {
     clc_context_options options = {0};

@@ -17,6 +17,9 @@ char *fixture_temp_dir(const char *tag);
 /* rm -r of a directory made by fixture_temp_dir. */
 void fixture_remove_dir(const char *dir);
 
+/* Files in an existing directory, hidden ones (and . and ..) not counted. */
+int fixture_count_files(const char *dir);
+
 /* Options for a context on the device tests run on (CLCOMPUTE_DEVICE, else the default), with
  * the disk cache off unless a test turns it on. */
 clc_context_options fixture_options(void);

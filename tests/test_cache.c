@@ -400,19 +400,6 @@ static void two_processes_building_the_same_program(void **state)
     assert_int_equal(WEXITSTATUS(status_c), 0);
 }
 
-/* Files in dir (entries and temporaries alike). */
-static int files_in(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
-
 /* A full disk, as the process sees one: RLIMIT_FSIZE makes every write past 512 bytes fail
  * (EFBIG, SIGXFSZ ignored), which root cannot bypass as it does permissions. The store fails
  * (a context counts it in store_failures, as the unwritable-directory test shows) and leaves no
@@ -433,7 +420,7 @@ static void a_full_disk_fails_the_store_cleanly(void **state)
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     signal(SIGXFSZ, previous);
     assert_int_equal(full, -1);
-    assert_int_equal(files_in(f->dir), 0);
+    assert_int_equal(fixture_count_files(f->dir), 0);
 
     assert_int_equal(clc__cache_store(f->dir, "full disk", payload, sizeof payload), 0);
     unsigned char *back = NULL;

@@ -2,7 +2,6 @@
  * context, re-timed when the entry is unusable, skipped when a variant cannot run. */
 #include "fixture.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,18 +62,6 @@ static clc_context *context_on(const char *dir)
     return fixture_context(&options);
 }
 
-/* Number of entries in dir. */
-static int entries(const char *dir)
-{
-    int n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
-
 static void fastest_is_chosen_stored_and_reused(void **state)
 {
     (void)state;
@@ -85,7 +72,7 @@ static void fastest_is_chosen_stored_and_reused(void **state)
     assert_int_equal(setups, 1);
     assert_true(runs[0] >= 2 && runs[1] >= 2);
     assert_int_equal(runs[2], 1); /* a variant that fails is not tried again */
-    assert_int_equal(entries(dir), 1);
+    assert_int_equal(fixture_count_files(dir), 1);
     /* The context remembers: no second timing. */
     reset();
     assert_int_equal(clc__tune(ctx, &family, 0), 1);
@@ -175,7 +162,7 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
     assert_int_equal(clc__tune(ctx, &failing, 1), 1);
     assert_int_equal(runs[0], 1);
     assert_int_equal(runs[1], 1);
-    assert_int_equal(entries(dir), 0);
+    assert_int_equal(fixture_count_files(dir), 0);
     clc_context_destroy(ctx);
     fixture_remove_dir(dir);
     free(dir);
