@@ -161,6 +161,7 @@ clc_status clc_batch_create(const clc_batch_options *options, clc_batch **out)
     }
     const size_t most = n * (partitions > 1 ? partitions : 1);
     if (st == CLC_SUCCESS) {
+        /* Room for the larger default, whichever devices take part. */
         b->workers =
             calloc(most * (asked ? asked : DEFAULT_WORKERS_OWN_MEMORY), sizeof *b->workers);
         b->first_worker = calloc(most, sizeof *b->first_worker);

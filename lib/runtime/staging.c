@@ -104,6 +104,13 @@ int clc__staging_wanted(const clc_context *ctx, size_t bytes, int read)
     }
 }
 
+/* Bytes in chunk j of a transfer of `bytes`: a whole chunk, or the rest. */
+static size_t chunk_bytes(const clc_context *ctx, size_t bytes, size_t j)
+{
+    const size_t off = j * ctx->staging_chunk;
+    return bytes - off < ctx->staging_chunk ? bytes - off : ctx->staging_chunk;
+}
+
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes)
 {
     const size_t CHUNK = ctx->staging_chunk;
@@ -112,7 +119,7 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
     cl_int err = staging_get(ctx, &s);
     for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += CHUNK, ++i) {
         const int slot = (int)(i % 2);
-        const size_t len = bytes - off < CHUNK ? bytes - off : CHUNK;
+        const size_t len = chunk_bytes(ctx, bytes, i);
         err = settle(s, slot);
         if (err != CL_SUCCESS)
             break;
@@ -127,13 +134,12 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
 /* Reads chunk j of src into its slot, without waiting. */
 static cl_int read_chunk(clc_context *ctx, clc_staging *s, cl_mem src, size_t bytes, size_t j)
 {
-    const size_t CHUNK = ctx->staging_chunk, off = j * CHUNK;
-    const size_t len = bytes - off < CHUNK ? bytes - off : CHUNK;
     const int slot = (int)(j % 2);
     cl_int err = settle(s, slot);
     if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(ctx->queue, src, CL_FALSE, off, len, s->host[slot], 0, NULL,
-                                  &s->busy[slot]);
+        err =
+            clEnqueueReadBuffer(ctx->queue, src, CL_FALSE, j * ctx->staging_chunk,
+                                chunk_bytes(ctx, bytes, j), s->host[slot], 0, NULL, &s->busy[slot]);
     return err;
 }
 
@@ -150,10 +156,8 @@ cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes)
             err = read_chunk(ctx, s, src, bytes, i + 1);
         if (err == CL_SUCCESS)
             err = settle(s, (int)(i % 2));
-        if (err == CL_SUCCESS) {
-            const size_t off = i * CHUNK, len = bytes - off < CHUNK ? bytes - off : CHUNK;
-            memcpy((unsigned char *)dst + off, s->host[i % 2], len);
-        }
+        if (err == CL_SUCCESS)
+            memcpy((unsigned char *)dst + i * CHUNK, s->host[i % 2], chunk_bytes(ctx, bytes, i));
     }
     if (err != CL_SUCCESS && s) /* nothing may still be writing into the slots */
         for (int i = 0; i < 2; ++i)
