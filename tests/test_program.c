@@ -90,7 +90,8 @@ static void copy_bandwidth_is_measured(void **state)
     clc_context *ctx = *state;
     double gbps = -1.0;
     assert_int_equal(clc_measure_copy_bandwidth(ctx, (size_t)4 << 20, 3, &gbps), CLC_SUCCESS);
-    assert_true(gbps > 0.01);
+    /* A rate, not a speed limit: valgrind on a loaded machine may be very slow. */
+    assert_true(gbps > 0.0 && gbps < 1e9);
     assert_int_equal(clc_measure_copy_bandwidth(ctx, 1000, 3, &gbps), CLC_ERROR_INVALID_ARGUMENT);
     assert_true(gbps == 0.0);
     assert_int_equal(clc_measure_copy_bandwidth(ctx, SIZE_MAX, 3, &gbps), CLC_ERROR_UNSUPPORTED);

@@ -28,8 +28,9 @@ static void fake_teardown(void *arg)
     assert_ptr_equal(arg, &setups);
 }
 
-/* "slow" sleeps 20 ms, "fast" returns at once, "broken" fails: the choice must be "fast", even
- * on a loaded machine whose scheduler delays the fast runs by a few ms. */
+/* "slow" sleeps 100 ms, "fast" returns at once, "broken" fails: the choice must be "fast", even
+ * on a loaded machine, unless the scheduler held back every one of the fast variant's five timed
+ * runs by more than 100 ms. */
 static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
 {
     (void)ctx;
@@ -39,7 +40,7 @@ static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant
     if (variant == 2)
         return CLC_ERROR_UNSUPPORTED;
     if (variant == 0) {
-        const struct timespec pause = {0, 20000000};
+        const struct timespec pause = {0, 100000000};
         nanosleep(&pause, NULL);
     }
     return CLC_SUCCESS;
@@ -168,6 +169,33 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
     free(dir);
 }
 
+/* The choice among measured times: a variant faster than the clock can tell (0 ns) wins; one that
+ * failed never does, whatever its time; ties go to the earlier. */
+static void zero_time_wins_and_failures_never_do(void **state)
+{
+    (void)state;
+    const uint64_t ns[] = {5000, 0, 3000, 0};
+    const int all[] = {1, 1, 1, 1}, second_failed[] = {1, 0, 1, 1}, none[] = {0, 0, 0, 0};
+    assert_int_equal(clc__tune_choose(ns, all, 4), 1);
+    assert_int_equal(clc__tune_choose(ns, second_failed, 4), 3);
+    assert_int_equal(clc__tune_choose(ns, second_failed, 3), 2);
+    assert_int_equal(clc__tune_choose(ns, none, 4), -1);
+    const uint64_t zeros[] = {0, 0};
+    assert_int_equal(clc__tune_choose(zeros, all, 2), 0);
+}
+
+/* The clock is monotonic and counts in nanoseconds: two readings never go backwards, and a
+ * 1 ms sleep reads as at least 1 ms. */
+static void the_clock_counts_nanoseconds(void **state)
+{
+    (void)state;
+    const uint64_t t0 = clc__now_ns();
+    const struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+    const uint64_t t1 = clc__now_ns();
+    assert_true(t1 >= t0 + 1000000u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +203,8 @@ int main(void)
         cmocka_unit_test(a_peer_times_once_for_all),
         cmocka_unit_test(unusable_entry_is_timed_again),
         cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
+        cmocka_unit_test(zero_time_wins_and_failures_never_do),
+        cmocka_unit_test(the_clock_counts_nanoseconds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

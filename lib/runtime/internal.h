@@ -183,11 +183,12 @@ struct clc_tune_family {
     const clc_embedded_source *source; /* the program whose cache key the choice extends */
     const char *options;
     const char *const *names; /* variant names, as stored */
-    int count;
+    int count;                /* 1 to CLC_TUNE_MAX_VARIANTS */
     clc_status (*setup)(clc_context *ctx, void **arg);
     clc_status (*run)(clc_context *ctx, cl_command_queue queue, int variant, void *arg);
     void (*teardown)(void *arg);
 };
+#define CLC_TUNE_MAX_VARIANTS 8
 typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int variant,
                                    void *arg);
 
@@ -195,8 +196,13 @@ typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int
  * else timed now (and stored). `fallback` when CLCOMPUTE_TUNE=0 or timing is impossible. */
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
 
-/* Monotonic enough wall-clock seconds. */
-double clc__seconds(void);
+/* The variant with the least time among those that ran (ok[v]), or -1 when none did. A time of
+ * 0 (faster than the clock can tell) is a time like any other, and the best one: which variants
+ * ran is kept apart from how long they took. Ties go to the earlier variant. */
+int clc__tune_choose(const uint64_t *ns, const int *ok, int count);
+
+/* Nanoseconds of a monotonic clock, for intervals. */
+uint64_t clc__now_ns(void);
 
 /* ---- pinned staging (staging.c) ---- */
 

@@ -13,14 +13,24 @@
 
 #include "internal.h"
 
-/* One timed run of a variant: enqueue and wait, wall time; negative when it cannot run. */
-static double time_variant(clc_context *ctx, cl_command_queue queue, int variant, clc_tune_run run,
-                           void *arg)
+int clc__tune_choose(const uint64_t *ns, const int *ok, int count)
 {
-    const double t0 = clc__seconds();
+    int choice = -1;
+    for (int v = 0; v < count; ++v)
+        if (ok[v] && (choice < 0 || ns[v] < ns[choice]))
+            choice = v;
+    return choice;
+}
+
+/* One timed run of a variant: enqueue and wait; 0 with the time in *ns, -1 when it cannot run. */
+static int time_variant(clc_context *ctx, cl_command_queue queue, int variant, clc_tune_run run,
+                        void *arg, uint64_t *ns)
+{
+    const uint64_t t0 = clc__now_ns();
     if (run(ctx, queue, variant, arg) != CLC_SUCCESS || clFinish(queue) != CL_SUCCESS)
-        return -1.0;
-    return clc__seconds() - t0;
+        return -1;
+    *ns = clc__now_ns() - t0;
+    return 0;
 }
 
 /* The fastest variant, or -1 when none ran. The variants take turns, round after round, and
@@ -30,27 +40,23 @@ static double time_variant(clc_context *ctx, cl_command_queue queue, int variant
 static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_family *family,
                    void *arg)
 {
-    double best[8];
-    int ok[8];
-    const int count = family->count < 8 ? family->count : 8;
+    uint64_t best[CLC_TUNE_MAX_VARIANTS];
+    int ok[CLC_TUNE_MAX_VARIANTS];
+    const int count = family->count;
     for (int v = 0; v < count; ++v)
-        ok[v] = 1, best[v] = -1.0;
+        ok[v] = 1, best[v] = UINT64_MAX;
     for (int round = 0; round < 6; ++round) {
         for (int v = 0; v < count; ++v) {
+            uint64_t t = 0;
             if (!ok[v])
                 continue;
-            const double t = time_variant(ctx, queue, v, family->run, arg);
-            if (t < 0)
+            if (time_variant(ctx, queue, v, family->run, arg, &t) != 0)
                 ok[v] = 0;
-            else if (round > 0 && (best[v] < 0 || t < best[v]))
+            else if (round > 0 && t < best[v])
                 best[v] = t;
         }
     }
-    int choice = -1;
-    for (int v = 0; v < count; ++v)
-        if (ok[v] && best[v] > 0 && (choice < 0 || best[v] < best[choice]))
-            choice = v;
-    return choice;
+    return clc__tune_choose(best, ok, count);
 }
 
 /* The stored choice for key, or -1. */
@@ -71,7 +77,10 @@ static int load_choice(const clc_context *ctx, const char *key, const clc_tune_f
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
 {
     const char *env = getenv("CLCOMPUTE_TUNE");
-    if (env && strcmp(env, "0") == 0)
+    /* A family with more variants than fastest() has room for is a bug of the library's: the
+     * default serves rather than a choice among some of them. */
+    if ((env && strcmp(env, "0") == 0) || family->count < 1 ||
+        family->count > CLC_TUNE_MAX_VARIANTS)
         return fallback;
     if (ctx->tune_peer)
         return clc__tune(ctx->tune_peer, family, fallback);
@@ -114,9 +123,14 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
     return variant;
 }
 
-double clc__seconds(void)
+uint64_t clc__now_ns(void)
 {
+    /* Monotonic: a wall clock can step (NTP, the user) between two readings, and as a double of
+     * seconds since 1970 it cannot tell apart times closer than a quarter of a microsecond. */
     struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#if defined(CLOCK_MONOTONIC)
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+#endif
+        timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
