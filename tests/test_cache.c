@@ -192,6 +192,116 @@ static void foreign_entry_is_never_trusted(void **state)
     free(entry);
 }
 
+/* ---- whom the cache trusts: a program binary may carry native code the driver loads into the
+ * process, so only what this user alone could have written is loaded; anything else is ignored
+ * (the kernel is built from source, correct) with the reason in the last-error text. ---- */
+
+/* Builds in a new context on dir, which must ignore what is there: a miss, no hit, the value
+ * right, and a note naming `reason`. */
+static clc_cache_stats built_despite(const char *dir, const char *reason)
+{
+    clc_cache_stats s = build_in_new_context(dir, 1); /* checks the kernel writes 1 */
+    assert_int_equal(s.hits, 0);
+    assert_int_equal(s.misses, 1);
+    if (!strstr(clc_last_error(), reason) || !strstr(clc_last_error(), "built from source"))
+        fail_msg("last error '%s' does not say '%s'", clc_last_error(), reason);
+    return s;
+}
+
+static void world_writable_directory_is_not_used(void **state)
+{
+    fixture *f = *state;
+    build_in_new_context(f->dir, 1);
+    char *entry = only_entry(f->dir);
+    struct stat before;
+    assert_int_equal(stat(entry, &before), 0);
+    assert_int_equal(chmod(f->dir, 0777), 0);
+    clc_cache_stats s = built_despite(f->dir, "writable by group or others");
+    assert_int_equal(s.rejected, 1);
+    assert_int_equal(s.stored, 0); /* nothing written there either */
+    assert_int_equal(chmod(f->dir, 0770), 0);
+    built_despite(f->dir, "writable by group or others");
+    struct stat after;
+    assert_int_equal(stat(entry, &after), 0);
+    assert_int_equal(after.st_mtime, before.st_mtime);
+    assert_int_equal(after.st_ino, before.st_ino);
+    /* Made private again, it is used again. */
+    assert_int_equal(chmod(f->dir, 0700), 0);
+    assert_int_equal(build_in_new_context(f->dir, 1).hits, 1);
+    free(entry);
+}
+
+/* Only root can give a file away; elsewhere these cases are skipped (CI runs as root). */
+static void entry_or_directory_of_another_user_is_not_used(void **state)
+{
+    fixture *f = *state;
+    if (geteuid() != 0)
+        skip();
+    const uid_t nobody = 65534;
+    build_in_new_context(f->dir, 1);
+    char *entry = only_entry(f->dir);
+    assert_int_equal(chown(entry, nobody, nobody), 0);
+    clc_cache_stats s = built_despite(f->dir, "belongs to another user");
+    assert_int_equal(s.rejected, 1);
+    assert_int_equal(s.stored, 1); /* our own entry replaces it: the directory is ours */
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(build_in_new_context(f->dir, 1).hits, 1);
+
+    assert_int_equal(chown(f->dir, nobody, nobody), 0);
+    s = built_despite(f->dir, "belongs to user 65534");
+    assert_int_equal(s.stored, 0);
+    assert_int_equal(chown(f->dir, geteuid(), getegid()), 0);
+    free(entry);
+}
+
+static void group_writable_entry_is_not_used(void **state)
+{
+    fixture *f = *state;
+    build_in_new_context(f->dir, 1);
+    char *entry = only_entry(f->dir);
+    assert_int_equal(chmod(entry, 0664), 0);
+    assert_int_equal(built_despite(f->dir, "writable by group or others").rejected, 1);
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600); /* rewritten, private */
+    free(entry);
+}
+
+/* A symbolic link in place of an entry is not followed, even to a valid entry. */
+static void symlinked_entry_is_not_followed(void **state)
+{
+    fixture *f = *state;
+    build_in_new_context(f->dir, 1);
+    char *entry = only_entry(f->dir);
+    char elsewhere[4200];
+    snprintf(elsewhere, sizeof elsewhere, "%s.elsewhere", f->dir);
+    assert_int_equal(rename(entry, elsewhere), 0);
+    assert_int_equal(symlink(elsewhere, entry), 0);
+    assert_int_equal(built_despite(f->dir, "symbolic link").rejected, 1);
+    struct stat st;
+    assert_int_equal(lstat(entry, &st), 0);
+    assert_true(S_ISREG(st.st_mode)); /* replaced by a real entry */
+    assert_int_equal(unlink(elsewhere), 0);
+    free(entry);
+}
+
+/* The entries the cache writes are private, whatever the umask. */
+static void entries_are_private_whatever_the_umask(void **state)
+{
+    fixture *f = *state;
+    const mode_t old = umask(0);
+    build_in_new_context(f->dir, 1);
+    umask(old);
+    char *entry = only_entry(f->dir);
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(build_in_new_context(f->dir, 1).hits, 1);
+    free(entry);
+}
+
 static void key_covers_device_driver_source_options_and_version(void **state)
 {
     (void)state;
@@ -252,29 +362,29 @@ static void store_and_load_round_trip_without_opencl(void **state)
     unsigned char payload[1000];
     for (size_t i = 0; i < sizeof payload; ++i)
         payload[i] = (unsigned char)(i * 7 + 3);
-    assert_int_equal(clc__cache_store(f->dir, "key A", payload, sizeof payload), 0);
+    assert_int_equal(clc__cache_store(f->dir, "key A", payload, sizeof payload, NULL, 0), 0);
     unsigned char *back = NULL;
     size_t size = 0;
-    assert_int_equal(clc__cache_load(f->dir, "key A", &back, &size), 1);
+    assert_int_equal(clc__cache_load(f->dir, "key A", &back, &size, NULL, 0), 1);
     assert_int_equal(size, sizeof payload);
     assert_memory_equal(back, payload, size);
     free(back);
-    assert_int_equal(clc__cache_load(f->dir, "key B", &back, &size), 0);
+    assert_int_equal(clc__cache_load(f->dir, "key B", &back, &size, NULL, 0), 0);
     assert_null(back);
-    assert_int_equal(clc__cache_store(f->dir, "key A", payload, 0), -1);
+    assert_int_equal(clc__cache_store(f->dir, "key A", payload, 0, NULL, 0), -1);
 }
 
 static void absurd_payload_length_is_rejected_without_allocating_it(void **state)
 {
     fixture *f = *state;
     unsigned char payload[64] = {1, 2, 3};
-    assert_int_equal(clc__cache_store(f->dir, "k", payload, sizeof payload), 0);
+    assert_int_equal(clc__cache_store(f->dir, "k", payload, sizeof payload, NULL, 0), 0);
     char *entry = only_entry(f->dir);
     /* Top byte of the 64-bit payload length. */
     patch_byte(entry, 23, 0x80);
     unsigned char *back = NULL;
     size_t size = 0;
-    assert_int_equal(clc__cache_load(f->dir, "k", &back, &size), -1);
+    assert_int_equal(clc__cache_load(f->dir, "k", &back, &size, NULL, 0), -1);
     assert_null(back);
     free(entry);
 }
@@ -290,7 +400,8 @@ static void *write_many(void *arg)
     unsigned char payload[4096];
     memset(payload, 0xab, sizeof payload);
     for (int i = 0; i < 50; ++i)
-        w->failures += clc__cache_store(w->dir, "shared key", payload, sizeof payload) != 0;
+        w->failures +=
+            clc__cache_store(w->dir, "shared key", payload, sizeof payload, NULL, 0) != 0;
     return NULL;
 }
 
@@ -310,7 +421,7 @@ static void concurrent_writers_leave_one_whole_entry(void **state)
     free(only_entry(f->dir));
     unsigned char *back = NULL;
     size_t size = 0;
-    assert_int_equal(clc__cache_load(f->dir, "shared key", &back, &size), 1);
+    assert_int_equal(clc__cache_load(f->dir, "shared key", &back, &size, NULL, 0), 1);
     assert_int_equal(size, 4096);
     free(back);
 }
@@ -416,16 +527,16 @@ static void a_full_disk_fails_the_store_cleanly(void **state)
     void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
     const struct rlimit small = {512, old.rlim_max};
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    const int full = clc__cache_store(f->dir, "full disk", payload, sizeof payload);
+    const int full = clc__cache_store(f->dir, "full disk", payload, sizeof payload, NULL, 0);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     signal(SIGXFSZ, previous);
     assert_int_equal(full, -1);
     assert_int_equal(fixture_count_files(f->dir), 0);
 
-    assert_int_equal(clc__cache_store(f->dir, "full disk", payload, sizeof payload), 0);
+    assert_int_equal(clc__cache_store(f->dir, "full disk", payload, sizeof payload, NULL, 0), 0);
     unsigned char *back = NULL;
     size_t size = 0;
-    assert_int_equal(clc__cache_load(f->dir, "full disk", &back, &size), 1);
+    assert_int_equal(clc__cache_load(f->dir, "full disk", &back, &size, NULL, 0), 1);
     assert_int_equal(size, sizeof payload);
     assert_memory_equal(back, payload, sizeof payload);
     free(back);
@@ -510,6 +621,11 @@ int main(int argc, char **argv)
         CASE(truncated_entry_is_rejected_and_rebuilt),
         CASE(wrong_magic_or_format_is_rejected),
         CASE(foreign_entry_is_never_trusted),
+        CASE(world_writable_directory_is_not_used),
+        CASE(entry_or_directory_of_another_user_is_not_used),
+        CASE(group_writable_entry_is_not_used),
+        CASE(symlinked_entry_is_not_followed),
+        CASE(entries_are_private_whatever_the_umask),
         cmocka_unit_test(key_covers_device_driver_source_options_and_version),
         CASE(unwritable_directory_means_no_cache_not_an_error),
         CASE(a_full_disk_fails_the_store_cleanly),

@@ -117,7 +117,7 @@ static void unusable_entry_is_timed_again(void **state)
     char *key = clc__asprintf("%stune: %s\n", base, family.name);
     assert_non_null(key);
     /* An entry naming a variant that does not exist (a newer library's, say). */
-    assert_int_equal(clc__cache_store(dir, key, (const unsigned char *)"warp", 4), 0);
+    assert_int_equal(clc__cache_store(dir, key, (const unsigned char *)"warp", 4, NULL, 0), 0);
     reset();
     assert_int_equal(clc__tune(ctx, &family, 2), 1);
     assert_int_equal(setups, 1);
@@ -125,7 +125,7 @@ static void unusable_entry_is_timed_again(void **state)
     /* The entry now names "fast". */
     unsigned char *payload = NULL;
     size_t size = 0;
-    assert_int_equal(clc__cache_load(dir, key, &payload, &size), 1);
+    assert_int_equal(clc__cache_load(dir, key, &payload, &size, NULL, 0), 1);
     assert_int_equal(size, 4);
     assert_memory_equal(payload, "fast", 4);
     free(payload);

@@ -199,7 +199,9 @@ CLC_API clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *st
  * ------------------------------------------------------------------------------------------- */
 
 /* The message of the calling thread's last failed clc_ call, or "" when none failed. The string
- * is thread-local and valid until this thread's next failing call; long build logs are cut. */
+ * is thread-local and valid until this thread's next failing call; long build logs are cut. A
+ * call that succeeded despite something worth knowing leaves a message starting "note: " (a disk
+ * cache entry not used, and why). */
 CLC_API const char *clc_last_error(void);
 
 /*

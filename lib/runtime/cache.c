@@ -1,5 +1,6 @@
 /* The on-disk cache of program binaries, so a second process skips the OpenCL compiler. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,6 @@ char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char
                          source_hash, options ? options : "");
 }
 
-char *clc__cache_entry_path(const char *dir, const char *key)
-{
-    uint64_t h = clc__fnv1a64(key, strlen(key), CLC_FNV1A64_SEED);
-    return clc__asprintf("%s/%016llx.clbin", dir, (unsigned long long)h);
-}
-
 static void put_u32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; ++i)
@@ -83,17 +78,114 @@ static int read_exact(FILE *f, void *buf, size_t n)
     return n == 0 || fread(buf, 1, n, f) == n;
 }
 
-int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size)
+static void say(char *why, size_t why_size, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void say(char *why, size_t why_size, const char *fmt, ...)
+{
+    if (!why || !why_size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether st describes something only this user can have written: owned by the effective user
+ * and writable by neither group nor others (ssh's StrictModes rule). */
+static int trusted(const struct stat *st)
+{
+    return st->st_uid == geteuid() && (st->st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/* The cache directory, opened (through symbolic links: ~/.cache may be one) and checked: a
+ * descriptor; -1 when it does not exist; -2 when it must not be used, with the reason in why.
+ * Entries are then opened relative to the descriptor, so the directory checked is the one read
+ * whatever is renamed meanwhile. */
+static int open_trusted_dir(const char *dir, char *why, size_t why_size)
+{
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return -1;
+        say(why, why_size, "cache directory '%s' cannot be opened: %s", dir, strerror(errno));
+        return -2;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        say(why, why_size, "cache directory '%s' cannot be examined: %s", dir, strerror(errno));
+    } else if (st.st_uid != geteuid()) {
+        say(why, why_size,
+            "cache directory '%s' belongs to user %ld, not to this user (%ld): entries there "
+            "could have been planted, so it is not used",
+            dir, (long)st.st_uid, (long)geteuid());
+    } else if (!trusted(&st)) {
+        say(why, why_size,
+            "cache directory '%s' is writable by group or others (mode %04o): entries there "
+            "could have been planted, so it is not used (chmod go-w '%s' allows it)",
+            dir, (unsigned)(st.st_mode & 07777), dir);
+    } else {
+        return fd;
+    }
+    close(fd);
+    return -2;
+}
+
+/* The entry's file name (no directory) for a key. */
+static void entry_name(const char *key, char name[32])
+{
+    const uint64_t h = clc__fnv1a64(key, strlen(key), CLC_FNV1A64_SEED);
+    snprintf(name, 32, "%016llx.clbin", (unsigned long long)h);
+}
+
+char *clc__cache_entry_path(const char *dir, const char *key)
+{
+    char name[32];
+    entry_name(key, name);
+    return clc__asprintf("%s/%s", dir, name);
+}
+
+int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size,
+                    char *why, size_t why_size)
 {
     *binary = NULL;
     *size = 0;
-    char *path = clc__cache_entry_path(dir, key);
-    if (!path)
+    say(why, why_size, "%s", "");
+    const int dfd = open_trusted_dir(dir, why, why_size);
+    if (dfd < 0)
+        return dfd == -1 ? 0 : -2;
+    char name[32];
+    entry_name(key, name);
+    /* O_NOFOLLOW: a symbolic link in place of an entry may point at a file anyone wrote. */
+    const int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int open_errno = errno;
+    close(dfd);
+    if (fd < 0) {
+        if (open_errno == ENOENT)
+            return 0;
+        say(why, why_size, "cache entry '%s/%s' %s; it is not used", dir, name,
+            open_errno == ELOOP ? "is a symbolic link" : strerror(open_errno));
+        return -2;
+    }
+    struct stat st;
+    const int examined = fstat(fd, &st) == 0;
+    if (!examined || !S_ISREG(st.st_mode) || !trusted(&st)) {
+        say(why, why_size, "cache entry '%s/%s' %s; it is not used", dir, name,
+            !examined                ? "cannot be examined"
+            : !S_ISREG(st.st_mode)   ? "is not a regular file"
+            : st.st_uid != geteuid() ? "belongs to another user"
+                                     : "is writable by group or others");
+        close(fd);
+        return -2;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return 0;
-    FILE *f = fopen(path, "rb");
-    free(path);
-    if (!f)
-        return 0;
+    }
 
     int result = -1;
     unsigned char header[CLC_CACHE_HEADER_SIZE];
@@ -169,23 +261,29 @@ static int write_all(int fd, const void *data, size_t n)
     return 0;
 }
 
-int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size)
+int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size,
+                     char *why, size_t why_size)
 {
-    if (!size || make_dirs(dir) != 0)
+    say(why, why_size, "%s", "");
+    if (!size)
         return -1;
-    char *path = clc__cache_entry_path(dir, key);
+    if (make_dirs(dir) != 0) {
+        say(why, why_size, "cache directory '%s' cannot be made: %s", dir, strerror(errno));
+        return -1;
+    }
+    const int dfd = open_trusted_dir(dir, why, why_size);
+    if (dfd < 0)
+        return -1;
+    char name[32], tmp[96];
+    entry_name(key, name);
     /* A name unique to this process and call: concurrent writers never share a temporary file,
      * and rename() makes whichever finishes last the entry, whole. */
     static _Thread_local unsigned counter;
-    char *tmp =
-        path ? clc__asprintf("%s.tmp.%ld.%u.%p", path, (long)getpid(), ++counter, (void *)&counter)
-             : NULL;
-    if (!tmp) {
-        free(path);
-        return -1;
-    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u.%p", name, (long)getpid(), ++counter,
+             (void *)&counter);
     int rc = -1;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    /* 0600: an entry others could write would be refused by the next load. */
+    const int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
         size_t key_len = strlen(key);
         unsigned char header[CLC_CACHE_HEADER_SIZE];
@@ -200,12 +298,16 @@ int clc__cache_store(const char *dir, const char *key, const unsigned char *bina
                  : -1;
         if (close(fd) != 0)
             rc = -1;
-        if (rc == 0 && rename(tmp, path) != 0)
+        if (rc == 0 && renameat(dfd, tmp, dfd, name) != 0)
             rc = -1;
-        if (rc != 0)
-            unlink(tmp);
+        if (rc != 0) {
+            say(why, why_size, "cache entry '%s/%s' cannot be written: %s", dir, name,
+                strerror(errno));
+            unlinkat(dfd, tmp, 0);
+        }
+    } else {
+        say(why, why_size, "cache entry '%s/%s' cannot be created: %s", dir, name, strerror(errno));
     }
-    free(tmp);
-    free(path);
+    close(dfd);
     return rc;
 }

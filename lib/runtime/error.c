@@ -50,6 +50,16 @@ clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...)
     return status;
 }
 
+void clc__note(clc_context *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *detail = clc__vasprintf(fmt, ap);
+    va_end(ap);
+    record(ctx, detail ? clc__asprintf("note: %s", detail) : NULL);
+    free(detail);
+}
+
 clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call)
 {
     const char *name = clc__cl_error_name(err);

@@ -78,6 +78,14 @@ clc_status clc__fail(clc_context *ctx, clc_status status, const char *fmt, ...)
 #endif
     ;
 
+/* Records a message that is not a failure (a disk cache entry ignored, say) the same way, for
+ * clc_last_error and clc_context_last_error to tell; the call that records it succeeds. */
+void clc__note(clc_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Records "CALL failed: CL_NAME (code)" (plus an optional detail) and returns err as a status. */
 clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call);
 
@@ -240,12 +248,19 @@ char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir);
 char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options);
 
 /* Looks up an entry; 1 with *binary (malloc'd) on a valid hit, 0 when absent, -1 when an entry
- * exists but is corrupt, truncated or belongs to another key. */
-int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size);
+ * exists but is corrupt, truncated or belongs to another key, -2 when the directory or the entry
+ * is not to be trusted: owned by another user, writable by group or others, or (the entry) a
+ * symbolic link or not a regular file. Program binaries may carry native code the driver loads
+ * into the process, so only what this user alone could have written is read. why (may be NULL)
+ * receives the reason for -2, else "". */
+int clc__cache_load(const char *dir, const char *key, unsigned char **binary, size_t *size,
+                    char *why, size_t why_size);
 
-/* Writes an entry atomically (temporary file, then rename); 0 on success, -1 on failure.
- * Creates the directory when missing. */
-int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size);
+/* Writes an entry atomically (temporary file, then rename), readable and writable by this user
+ * only; 0 on success, -1 on failure with the reason in why (may be NULL). Creates the directory
+ * (0700) when missing; writes nothing into a directory clc__cache_load would not trust. */
+int clc__cache_store(const char *dir, const char *key, const unsigned char *binary, size_t size,
+                     char *why, size_t why_size);
 
 /* The entry's path for a key (heap string). */
 char *clc__cache_entry_path(const char *dir, const char *key);

@@ -68,9 +68,13 @@ static cl_program try_cache(clc_context *ctx, const char *key, const char *optio
 {
     unsigned char *binary = NULL;
     size_t size = 0;
-    int found = clc__cache_load(ctx->cache_dir, key, &binary, &size);
+    char why[1024];
+    int found = clc__cache_load(ctx->cache_dir, key, &binary, &size, why, sizeof why);
     cl_program program = found == 1 ? load_binary(ctx, binary, size, options) : NULL;
     free(binary);
+    /* Not a failure: the program is built from source instead, and the caller can read why. */
+    if (found == -2)
+        clc__note(ctx, "disk cache: %s; the program is built from source", why);
     if (program)
         count(ctx, &ctx->stats.hits);
     else if (found != 0)
@@ -82,7 +86,7 @@ static void store(clc_context *ctx, const char *key, cl_program program)
 {
     size_t size = 0;
     unsigned char *binary = program_binary(program, &size);
-    int ok = binary && clc__cache_store(ctx->cache_dir, key, binary, size) == 0;
+    int ok = binary && clc__cache_store(ctx->cache_dir, key, binary, size, NULL, 0) == 0;
     free(binary);
     count(ctx, ok ? &ctx->stats.stored : &ctx->stats.store_failures);
 }

@@ -64,7 +64,7 @@ static int load_choice(const clc_context *ctx, const char *key, const clc_tune_f
 {
     unsigned char *payload = NULL;
     size_t size = 0;
-    if (!ctx->cache_dir || clc__cache_load(ctx->cache_dir, key, &payload, &size) != 1)
+    if (!ctx->cache_dir || clc__cache_load(ctx->cache_dir, key, &payload, &size, NULL, 0) != 1)
         return -1;
     int found = -1;
     for (int v = 0; v < family->count && found < 0; ++v)
@@ -110,7 +110,7 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
             clReleaseCommandQueue(queue);
         if (choice >= 0 && ctx->cache_dir)
             clc__cache_store(ctx->cache_dir, key, (const unsigned char *)family->names[choice],
-                             strlen(family->names[choice]));
+                             strlen(family->names[choice]), NULL, 0);
     }
     free(key);
     const int variant = choice >= 0 ? choice : fallback;
