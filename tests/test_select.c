@@ -134,6 +134,95 @@ static void malformed_selectors_are_refused(void **state)
     assert_int_equal(refuse(machine, 4, long_selector), CLC_ERROR_INVALID_SELECTOR);
 }
 
+/* "A/B": the first alternative that matches anything; each alternative still strict. */
+static void alternatives_take_the_first_that_matches(void **state)
+{
+    (void)state;
+    clc_device_info cpu_only[1] = {machine[0]};
+    assert_int_equal(pick(cpu_only, 1, "gpu/cpu"), 0);
+    assert_int_equal(pick(machine, 4, "gpu/cpu"), 2);
+    assert_int_equal(pick(machine, 4, "accelerator / gpu"), 3);
+    assert_int_equal(pick(cpu_only, 1, "h200/rtx/pthread"), 0);
+    char reason[256];
+    size_t index = 99;
+    assert_int_equal(
+        clc__select_among(cpu_only, 1, "gpu/cpu", "selector", &index, reason, sizeof reason),
+        CLC_SUCCESS);
+    assert_non_null(strstr(reason, "\"cpu\" of \"gpu/cpu\""));
+    assert_int_equal(refuse(cpu_only, 1, "gpu/accelerator"), CLC_ERROR_DEVICE_NOT_MATCHED);
+    assert_non_null(strstr(clc_last_error(), "gpu/accelerator"));
+    assert_int_equal(refuse(machine, 4, "gpu/"), CLC_ERROR_INVALID_SELECTOR);
+    assert_int_equal(refuse(machine, 4, "gpu/0:"), CLC_ERROR_INVALID_SELECTOR);
+}
+
+/* Where one device is wanted, a list gives its first (every part must still match), and "all"
+ * the default rule's device. */
+static void one_device_from_a_list_or_all(void **state)
+{
+    (void)state;
+    assert_int_equal(pick(machine, 4, "cpu,gpu"), 0);
+    assert_int_equal(pick(machine, 4, "all"), 2);
+    assert_int_equal(pick(machine, 1, "ALL"), 0);
+    assert_int_equal(refuse(machine, 1, "cpu,gpu"), CLC_ERROR_DEVICE_NOT_MATCHED);
+    assert_int_equal(refuse(machine, 4, "cpu,"), CLC_ERROR_INVALID_SELECTOR);
+}
+
+static void vendor_short_names_match_their_platform(void **state)
+{
+    (void)state;
+    assert_int_equal(pick(machine, 4, "pocl"), 0);
+    assert_int_equal(pick(machine, 4, "PoCL"), 0);
+    assert_int_equal(pick(machine, 4, "intel"), 3);
+    assert_int_equal(pick(machine, 4, "nvidia"), 2);
+    assert_int_equal(refuse(machine, 4, "amd"), CLC_ERROR_DEVICE_NOT_MATCHED);
+    assert_int_equal(refuse(machine, 4, "apple"), CLC_ERROR_DEVICE_NOT_MATCHED);
+}
+
+static void index_selectors_are_two_numbers(void **state)
+{
+    (void)state;
+    assert_int_equal(refuse(machine, 4, "0:"), CLC_ERROR_INVALID_SELECTOR);
+    assert_non_null(strstr(clc_last_error(), "malformed"));
+    assert_int_equal(refuse(machine, 4, ":1"), CLC_ERROR_INVALID_SELECTOR);
+    assert_int_equal(refuse(machine, 4, "1:x"), CLC_ERROR_INVALID_SELECTOR);
+    assert_int_equal(refuse(machine, 4, "1:0:0"), CLC_ERROR_INVALID_SELECTOR);
+    /* A name with colons (AMD's "gfx90a:sramecc+:xnack-") is still a name. */
+    clc_device_info amd[2] = {machine[0], device(3, 0, CLC_DEVICE_GPU, 110,
+                                                 "AMD Accelerated "
+                                                 "Parallel Processing",
+                                                 "gfx90a:sramecc+:xnack-")};
+    assert_int_equal(pick(amd, 2, "gfx90a:sramecc"), 1);
+    assert_int_equal(pick(amd, 2, "amd"), 1);
+}
+
+/* Lists of many: every part's devices in order, "all" expanded, alternatives resolved. */
+static void lists_name_every_part(void **state)
+{
+    (void)state;
+    size_t idx[8], n = 0;
+    assert_int_equal(clc__select_many_among(machine, 4, "all", "selector", idx, 8, &n),
+                     CLC_SUCCESS);
+    assert_int_equal(n, 4);
+    assert_int_equal(clc__select_many_among(machine, 4, "gpu/cpu,cpu", "selector", idx, 8, &n),
+                     CLC_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(idx[0], 2);
+    assert_int_equal(idx[1], 0);
+    assert_int_equal(clc__select_many_among(machine, 1, "gpu/cpu,all", "selector", idx, 8, &n),
+                     CLC_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(idx[1], 0);
+    assert_int_equal(clc__select_many_among(machine, 1, "gpu/all", "selector", idx, 8, &n),
+                     CLC_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_int_equal(clc__select_many_among(machine, 1, "gpu,cpu", "selector", idx, 8, &n),
+                     CLC_ERROR_DEVICE_NOT_MATCHED);
+    assert_int_equal(clc__select_many_among(machine, 4, "all", "selector", idx, 2, &n),
+                     CLC_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(n, 4);
+}
+
 static void unavailable_devices_are_never_picked(void **state)
 {
     (void)state;
@@ -243,6 +332,11 @@ int main(void)
         cmocka_unit_test_setup(a_selector_that_matches_nothing_is_an_error_naming_it,
                                setup_machine),
         cmocka_unit_test_setup(malformed_selectors_are_refused, setup_machine),
+        cmocka_unit_test_setup(alternatives_take_the_first_that_matches, setup_machine),
+        cmocka_unit_test_setup(one_device_from_a_list_or_all, setup_machine),
+        cmocka_unit_test_setup(vendor_short_names_match_their_platform, setup_machine),
+        cmocka_unit_test_setup(index_selectors_are_two_numbers, setup_machine),
+        cmocka_unit_test_setup(lists_name_every_part, setup_machine),
         cmocka_unit_test_setup(unavailable_devices_are_never_picked, setup_machine),
         cmocka_unit_test_setup(null_arguments_are_refused, setup_machine),
         cmocka_unit_test_setup_teardown(environment_variable_is_used_when_no_selector_is_given,

@@ -11,16 +11,6 @@
 extern "C" {
 #endif
 
-/*
- * Every device a list of selectors names: "gpu,cpu", "0:0,1:0", "nvidia,pthread" (each part as
- * for clc_device_select; a device may be named twice, and then takes part twice), or "all" (every
- * available device). selectors NULL or empty: CLCOMPUTE_DEVICE, else the default device. Writes
- * up to capacity list positions to indices and the number named to *count; CLC_ERROR_SIZE_OVERFLOW
- * when they do not fit (*count still says how many).
- */
-CLC_API clc_status clc_device_select_many(const clc_device_list *list, const char *selectors,
-                                          size_t *indices, size_t capacity, size_t *count);
-
 /* Options for clc_batch_create. A zero-initialised struct (or NULL) means all defaults. */
 typedef struct clc_batch_options {
     /* Devices, as for clc_device_select_many. */

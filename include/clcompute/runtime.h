@@ -81,15 +81,26 @@ CLC_API const char *clc_device_type_string(clc_device_type type);
 /* ---------------------------------------------------------------------------------------------
  * Selection
  *
- * One grammar for the API and for the environment variable CLCOMPUTE_DEVICE, case-insensitive:
+ * One grammar for the API, the tool's --device and the environment variable CLCOMPUTE_DEVICE,
+ * case-insensitive. A term is one of:
  *   gpu | cpu | accelerator   the device of that type with the most compute units
  *   P:D                       device D of platform P (indices as in clc_devices_query)
  *   default                   the default rule below, ignoring CLCOMPUTE_DEVICE
- *   anything else             a substring of the platform or device name ("nvidia", "pthread");
+ *   all                       every available device (where one device is wanted: the default)
+ *   pocl | nvidia | intel | amd | apple
+ *                             that vendor's platform ("pocl": "Portable Computing Language")
+ *   anything else             a substring of the platform or device name ("h200", "pthread");
  *                             among several matches the default rule picks
+ * Terms combine:
+ *   A/B/C   alternatives: the first that matches anything ("gpu/cpu": the GPU if there is
+ *           one, else the CPU)
+ *   X,Y     a list: every part must match, and each names its device(s) ("gpu,cpu": both;
+ *           a device named twice takes part twice); where one device is wanted, the first
  * Default rule: the GPU with the most compute units, else an accelerator, else the CPU; the
- * earliest device wins a tie. A selector that matches nothing is CLC_ERROR_DEVICE_NOT_MATCHED,
- * never a silent fallback. Unavailable devices are never picked.
+ * earliest device wins a tie. A selector (or a part of a list) that matches nothing is
+ * CLC_ERROR_DEVICE_NOT_MATCHED, never a silent fallback: "/" is the one way to ask for one;
+ * "0:", ":1" and empty parts are CLC_ERROR_INVALID_SELECTOR. Unavailable devices are never
+ * picked.
  * ------------------------------------------------------------------------------------------- */
 
 /* The environment variable read when no selector is given. */
@@ -103,6 +114,16 @@ CLC_API const char *clc_device_type_string(clc_device_type type);
  */
 CLC_API clc_status clc_device_select(const clc_device_list *list, const char *selector,
                                      size_t *index, char *reason, size_t reason_size);
+
+/*
+ * Every device a selector names, in order: "gpu,cpu", "0:0,1:0", "all", "gpu/cpu" (grammar
+ * above; a device may be named twice, and then takes part twice). selectors NULL or empty:
+ * CLCOMPUTE_DEVICE, else the default device. Writes up to capacity list positions to indices and
+ * the number named to *count; CLC_ERROR_SIZE_OVERFLOW when they do not fit (*count still says
+ * how many).
+ */
+CLC_API clc_status clc_device_select_many(const clc_device_list *list, const char *selectors,
+                                          size_t *indices, size_t capacity, size_t *count);
 
 /* ---------------------------------------------------------------------------------------------
  * Context

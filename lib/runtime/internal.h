@@ -125,6 +125,10 @@ void clc__device_info_clear(clc_device_info *info);
  * where the selector came from ("CLCOMPUTE_DEVICE", "selector") for the reason and the error. */
 clc_status clc__select_among(const clc_device_info *devices, size_t count, const char *selector,
                              const char *origin, size_t *index, char *reason, size_t reason_size);
+/* clc_device_select_many on a plain array. */
+clc_status clc__select_many_among(const clc_device_info *devices, size_t count,
+                                  const char *selectors, const char *origin, size_t *indices,
+                                  size_t capacity, size_t *found);
 
 /* ---- programs (program.c) ---- */
 

@@ -7,8 +7,10 @@
 
 #include "internal.h"
 
-/* Longer selectors are refused: no device name comes near it, and the error quotes it. */
+/* Longer selectors are refused: no device name comes near it, and the error quotes it. A list
+ * may hold several. */
 #define MAX_SELECTOR 256
+#define MAX_LIST 1024
 
 /* GPUs first, then accelerators, then CPUs: the order a user who asks for nothing expects. */
 static int type_rank(clc_device_type type)
@@ -34,6 +36,25 @@ static int better(const clc_device_info *a, const clc_device_info *b)
     return a->compute_units > b->compute_units;
 }
 
+/* Vendor short names users type, and the platform name each stands for where the name does not
+ * contain it ("pocl" is "Portable Computing Language"). */
+static const struct {
+    const char *word, *platform;
+} vendors[] = {{"pocl", "Portable Computing Language"},
+               {"nvidia", "NVIDIA"},
+               {"intel", "Intel"},
+               {"amd", "AMD"},
+               {"apple", "Apple"}};
+
+static int matches_vendor(const clc_device_info *d, const char *text)
+{
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; ++i)
+        if (clc__equals_nocase(text, vendors[i].word) &&
+            clc__contains_nocase(d->platform_name, vendors[i].platform))
+            return 1;
+    return 0;
+}
+
 enum match_kind { MATCH_ANY, MATCH_TYPE, MATCH_NAME };
 
 static int matches(const clc_device_info *d, enum match_kind kind, clc_device_type type,
@@ -47,7 +68,8 @@ static int matches(const clc_device_info *d, enum match_kind kind, clc_device_ty
     case MATCH_TYPE:
         return d->type == type;
     case MATCH_NAME:
-        return clc__contains_nocase(d->name, text) || clc__contains_nocase(d->platform_name, text);
+        return clc__contains_nocase(d->name, text) ||
+               clc__contains_nocase(d->platform_name, text) || matches_vendor(d, text);
     }
     return 0;
 }
@@ -64,16 +86,19 @@ static size_t best_match(const clc_device_info *devices, size_t count, enum matc
     return best;
 }
 
-/* "P:D" with both parts plain decimal; anything else is not an index selector. */
+/* Index selectors: "P:D", two decimal numbers. Text made of digits and one colon, or digits
+ * then a colon, is meant as one ("0:", ":1", "0:x" are malformed, not names: no device name
+ * starts that way); anything else is not an index selector (AMD names hold colons:
+ * "gfx90a:sramecc+:xnack-"). Returns 1 for P:D, 0 for not an index, -1 for malformed. */
 static int parse_index(const char *s, unsigned long *p, unsigned long *d, int *overflow)
 {
     const char *colon = strchr(s, ':');
-    if (!colon || colon == s || !colon[1])
+    const size_t lead = strspn(s, "0123456789");
+    if (!colon || (lead == 0 && colon != s) || (lead > 0 && s + lead != colon))
         return 0;
-    for (const char *c = s; *c; ++c) {
-        if (c != colon && !isdigit((unsigned char)*c))
-            return 0;
-    }
+    const size_t tail = strspn(colon + 1, "0123456789");
+    if (lead == 0 || tail == 0 || colon[1 + tail] != '\0')
+        return -1;
     errno = 0;
     *p = strtoul(s, NULL, 10);
     *d = strtoul(colon + 1, NULL, 10);
@@ -112,85 +137,240 @@ static void say(char *reason, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Copies text[0..len) trimmed of blanks into out (MAX_SELECTOR + 1 bytes); -1 when too long. */
+static int trimmed(const char *text, size_t len, char *out)
+{
+    while (len > 0 && isspace((unsigned char)*text))
+        ++text, --len;
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        --len;
+    if (len > MAX_SELECTOR)
+        return -1;
+    memcpy(out, text, len);
+    out[len] = '\0';
+    return 0;
+}
+
+/* One term (no ',' or '/'), already trimmed and non-empty. Sets *found (count when nothing
+ * matches) and the reason; fails only for a malformed term. "all" here is the default rule; the
+ * list form expands it. */
+static clc_status select_term(const clc_device_info *devices, size_t count, const char *text,
+                              const char *origin, size_t *found, char *why, size_t why_size)
+{
+    *found = count;
+    if (clc__equals_nocase(text, "default") || clc__equals_nocase(text, "all")) {
+        *found = best_match(devices, count, MATCH_ANY, CLC_DEVICE_OTHER, NULL);
+        if (*found < count)
+            say(why, why_size, "the %s with the most compute units (%u)%s",
+                clc_device_type_string(devices[*found].type), devices[*found].compute_units,
+                devices[*found].type == CLC_DEVICE_GPU ? "" : ", as no GPU is available");
+        return CLC_SUCCESS;
+    }
+    if (clc__equals_nocase(text, "gpu") || clc__equals_nocase(text, "cpu") ||
+        clc__equals_nocase(text, "accelerator")) {
+        const clc_device_type type = clc__equals_nocase(text, "gpu")   ? CLC_DEVICE_GPU
+                                     : clc__equals_nocase(text, "cpu") ? CLC_DEVICE_CPU
+                                                                       : CLC_DEVICE_ACCELERATOR;
+        *found = best_match(devices, count, MATCH_TYPE, type, NULL);
+        if (*found < count)
+            say(why, why_size, "the %s with the most compute units (%u)",
+                clc_device_type_string(type), devices[*found].compute_units);
+        return CLC_SUCCESS;
+    }
+    unsigned long p = 0, d = 0;
+    int overflow = 0;
+    const int index = parse_index(text, &p, &d, &overflow);
+    if (index < 0)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                         "%s \"%s\" is malformed: a device index is P:D, two numbers (\"0:1\")",
+                         origin, text);
+    if (index > 0) {
+        if (overflow)
+            return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range",
+                             origin, text);
+        for (size_t i = 0; i < count; ++i)
+            if (devices[i].platform_index == p && devices[i].device_index == d &&
+                devices[i].available)
+                *found = i;
+        if (*found < count)
+            say(why, why_size, "platform %lu, device %lu", p, d);
+        return CLC_SUCCESS;
+    }
+    *found = best_match(devices, count, MATCH_NAME, CLC_DEVICE_OTHER, text);
+    if (*found < count)
+        say(why, why_size, "%s \"%s\"",
+            clc__contains_nocase(devices[*found].name, text)            ? "device name contains"
+            : clc__contains_nocase(devices[*found].platform_name, text) ? "platform name contains"
+                                                                        : "platform of vendor",
+            text);
+    return CLC_SUCCESS;
+}
+
+/* One alternative: appends what it names to out[*n] (counting past cap), or nothing. */
+static clc_status try_term(const clc_device_info *devices, size_t count, const char *term,
+                           const char *part, size_t len, const char *whole, const char *origin,
+                           int many, size_t *out, size_t cap, size_t *n, char *why, size_t why_size)
+{
+    if (many && clc__equals_nocase(term, "all")) {
+        for (size_t i = 0; i < count; ++i) {
+            if (!devices[i].available)
+                continue;
+            if (*n < cap)
+                out[*n] = i;
+            ++*n;
+        }
+        return CLC_SUCCESS;
+    }
+    size_t found = count;
+    char reason[MAX_SELECTOR + 128];
+    const clc_status st = select_term(devices, count, term, origin, &found, reason, sizeof reason);
+    if (st != CLC_SUCCESS || found == count)
+        return st;
+    if (*n < cap)
+        out[*n] = found;
+    ++*n;
+    /* A selector of one term reads "...: the GPU with ..."; otherwise say which term it was. */
+    char whole_term[MAX_SELECTOR + 1];
+    if (part == whole && len == strlen(whole) && trimmed(whole, len, whole_term) == 0 &&
+        strcmp(whole_term, term) == 0)
+        say(why, why_size, "%s", reason);
+    else
+        say(why, why_size, "\"%s\" of \"%s\": %s", term, whole, reason);
+    return CLC_SUCCESS;
+}
+
+/* One part of a list: alternatives "a/b/c", the first that matches anything. `all` collects
+ * every available device into out (when many). Appends to out[*n] (room for cap) and counts
+ * in *n beyond cap. Fails for a malformed term, and when no alternative matches. */
+static clc_status select_part(const clc_device_info *devices, size_t count, const char *part,
+                              size_t len, const char *whole, const char *origin, int many,
+                              size_t *out, size_t cap, size_t *n, char *why, size_t why_size)
+{
+    char term[MAX_SELECTOR + 1];
+    const size_t before = *n;
+    /* Every alternative is checked before any is tried: "gpu/0:" is a mistake even where a GPU
+     * would make the second one moot. */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const char *p = part;;) {
+            const char *slash = memchr(p, '/', len - (size_t)(p - part));
+            const size_t tlen = slash ? (size_t)(slash - p) : len - (size_t)(p - part);
+            if (trimmed(p, tlen, term) != 0)
+                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                                 "%s \"%s\": a part is longer than %d characters", origin, whole,
+                                 MAX_SELECTOR);
+            if (!term[0])
+                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" has an empty part",
+                                 origin, whole);
+            unsigned long ip = 0, id = 0;
+            int overflow = 0;
+            if (parse_index(term, &ip, &id, &overflow) < 0)
+                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                                 "%s \"%s\" is malformed: a device index is P:D, two numbers "
+                                 "(\"0:1\")",
+                                 origin, term);
+            if (pass == 1) {
+                const clc_status st = try_term(devices, count, term, part, len, whole, origin, many,
+                                               out, cap, n, why, why_size);
+                if (st != CLC_SUCCESS || *n > before)
+                    return st;
+            }
+            if (!slash)
+                break;
+            p = slash + 1;
+        }
+    }
+    char available[1024];
+    list_devices(available, sizeof available, devices, count);
+    char shown[MAX_SELECTOR + 1];
+    if (trimmed(part, len, shown) != 0)
+        shown[0] = '\0';
+    if (clc__equals_nocase(shown, "default") || clc__equals_nocase(shown, "all"))
+        return clc__fail(NULL, CLC_ERROR_NO_DEVICE, "no available device; devices: %s", available);
+    return clc__fail(NULL, CLC_ERROR_DEVICE_NOT_MATCHED,
+                     "%s \"%s\" matched no available device; devices: %s", origin, shown,
+                     available);
+}
+
+/* A whole selector: parts separated by ','. Every part must match. */
+static clc_status select_list(const clc_device_info *devices, size_t count, const char *selector,
+                              const char *origin, int many, size_t *out, size_t cap, size_t *n,
+                              char *why, size_t why_size)
+{
+    *n = 0;
+    for (const char *p = selector;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const clc_status st = select_part(devices, count, p, len, selector, origin, many, out, cap,
+                                          n, *n ? NULL : why, why_size);
+        if (st != CLC_SUCCESS)
+            return st;
+        if (!comma)
+            return CLC_SUCCESS;
+        p = comma + 1;
+    }
+}
+
 clc_status clc__select_among(const clc_device_info *devices, size_t count, const char *selector,
                              const char *origin, size_t *index, char *reason, size_t reason_size)
 {
     if (!devices || !count || !index)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "device selection: no devices");
-
-    /* The caller's text, trimmed; the quoted form in messages is the original. */
-    char text[MAX_SELECTOR + 1];
-    const char *start = selector ? selector : "";
-    while (isspace((unsigned char)*start))
-        ++start;
-    size_t len = strlen(start);
-    while (len > 0 && isspace((unsigned char)start[len - 1]))
-        --len;
-    if (len > MAX_SELECTOR)
+    const char *text = selector && *selector ? selector : "default";
+    const size_t len = strlen(text);
+    if (len > MAX_LIST)
         return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
-                         "%s is %zu characters long; the limit is %d", origin, len, MAX_SELECTOR);
-    memcpy(text, start, len);
-    text[len] = '\0';
-    if (selector && *selector && len == 0)
-        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" is blank", origin, selector);
-
-    size_t found = count;
-    char why[MAX_SELECTOR + 64];
-    const int by_default = len == 0 || clc__equals_nocase(text, "default");
-    if (by_default) {
-        found = best_match(devices, count, MATCH_ANY, CLC_DEVICE_OTHER, NULL);
-        if (found < count)
-            snprintf(why, sizeof why, "the %s with the most compute units (%u)%s",
-                     clc_device_type_string(devices[found].type), devices[found].compute_units,
-                     devices[found].type == CLC_DEVICE_GPU ? "" : ", as no GPU is available");
-    } else if (clc__equals_nocase(text, "gpu") || clc__equals_nocase(text, "cpu") ||
-               clc__equals_nocase(text, "accelerator")) {
-        clc_device_type type = clc__equals_nocase(text, "gpu")   ? CLC_DEVICE_GPU
-                               : clc__equals_nocase(text, "cpu") ? CLC_DEVICE_CPU
-                                                                 : CLC_DEVICE_ACCELERATOR;
-        found = best_match(devices, count, MATCH_TYPE, type, NULL);
-        if (found < count)
-            snprintf(why, sizeof why, "the %s with the most compute units (%u)",
-                     clc_device_type_string(type), devices[found].compute_units);
-    } else {
-        unsigned long p = 0, d = 0;
-        int overflow = 0;
-        if (parse_index(text, &p, &d, &overflow)) {
-            if (overflow)
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range",
-                                 origin, text);
-            for (size_t i = 0; i < count; ++i) {
-                if (devices[i].platform_index == p && devices[i].device_index == d &&
-                    devices[i].available)
-                    found = i;
-            }
-            if (found < count)
-                snprintf(why, sizeof why, "platform %lu, device %lu", p, d);
-        } else {
-            found = best_match(devices, count, MATCH_NAME, CLC_DEVICE_OTHER, text);
-            if (found < count)
-                snprintf(why, sizeof why, "%s name contains \"%s\"",
-                         clc__contains_nocase(devices[found].name, text) ? "device" : "platform",
-                         text);
-        }
-    }
-
-    if (found == count) {
-        char available[1024];
-        list_devices(available, sizeof available, devices, count);
-        if (by_default)
-            return clc__fail(NULL, CLC_ERROR_NO_DEVICE, "no available device; devices: %s",
-                             available);
-        return clc__fail(NULL, CLC_ERROR_DEVICE_NOT_MATCHED,
-                         "%s \"%s\" matched no available device; devices: %s", origin, text,
-                         available);
-    }
-    *index = found;
+                         "%s is %zu characters long; the limit is %d", origin, len, MAX_LIST);
+    if (strspn(text, " \t\r\n\v\f") == len)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" is blank", origin, text);
+    /* A list names several devices; one device is wanted here: its first. */
+    size_t first = count, n = 0;
+    char why[MAX_LIST + 128];
+    const clc_status st =
+        select_list(devices, count, text, origin, 0, &first, 1, &n, why, sizeof why);
+    if (st != CLC_SUCCESS)
+        return st;
+    *index = first;
+    const int by_default = clc__equals_nocase(text, "default");
     if (by_default)
         say(reason, reason_size, "default rule: %s", why);
+    else if (n > 1)
+        say(reason, reason_size, "%s \"%s\": the first of its %zu devices, %s", origin, text, n,
+            why);
     else
         say(reason, reason_size, "%s \"%s\": %s", origin, text, why);
     return CLC_SUCCESS;
+}
+
+clc_status clc__select_many_among(const clc_device_info *devices, size_t count,
+                                  const char *selectors, const char *origin, size_t *indices,
+                                  size_t capacity, size_t *found)
+{
+    if (strlen(selectors) > MAX_LIST)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                         "%s is %zu characters long; the limit is %d", origin, strlen(selectors),
+                         MAX_LIST);
+    const clc_status st =
+        select_list(devices, count, selectors, origin, 1, indices, capacity, found, NULL, 0);
+    if (st != CLC_SUCCESS)
+        return st;
+    if (*found > capacity)
+        return clc__fail(NULL, CLC_ERROR_SIZE_OVERFLOW, "%s \"%s\" names %zu devices; room for %zu",
+                         origin, selectors, *found, capacity);
+    return CLC_SUCCESS;
+}
+
+/* The selector to use: the caller's, else CLCOMPUTE_DEVICE, else the default; origin names it. */
+static const char *effective(const char *selector, const char **origin)
+{
+    *origin = "selector";
+    if (selector && *selector)
+        return selector;
+    const char *env = getenv(CLC_DEVICE_ENV);
+    if (env && *env) {
+        *origin = CLC_DEVICE_ENV;
+        return env;
+    }
+    return "default";
 }
 
 clc_status clc_device_select(const clc_device_list *list, const char *selector, size_t *index,
@@ -199,14 +379,8 @@ clc_status clc_device_select(const clc_device_list *list, const char *selector, 
     if (!list || !index)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_device_select: list and index must not be NULL");
-    const char *origin = "selector";
-    if (!selector || !*selector) {
-        const char *env = getenv(CLC_DEVICE_ENV);
-        if (env && *env) {
-            selector = env;
-            origin = CLC_DEVICE_ENV;
-        }
-    }
+    const char *origin = NULL;
+    selector = effective(selector, &origin);
     return clc__select_among(clc_device_list_get(list, 0), clc_device_list_count(list), selector,
                              origin, index, reason, reason_size);
 }
@@ -218,60 +392,8 @@ clc_status clc_device_select_many(const clc_device_list *list, const char *selec
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_device_select_many: list and count must not be NULL");
     *count = 0;
-    const char *origin = "selector";
-    if (!selectors || !*selectors) {
-        const char *env = getenv(CLC_DEVICE_ENV);
-        selectors = env && *env ? env : "default";
-        origin = env && *env ? CLC_DEVICE_ENV : "selector";
-    }
-    const clc_device_info *devices = clc_device_list_get(list, 0);
-    const size_t n = clc_device_list_count(list);
-    size_t found = 0;
-    char part[MAX_SELECTOR + 1];
-    const char *p = selectors;
-    while (*p == ' ')
-        ++p;
-    if (clc__equals_nocase(p, "all")) {
-        for (size_t i = 0; i < n; ++i) {
-            if (!devices[i].available)
-                continue;
-            if (found < capacity)
-                indices[found] = i;
-            ++found;
-        }
-        if (!found)
-            return clc__fail(NULL, CLC_ERROR_NO_DEVICE, "%s \"all\": no available device", origin);
-    } else {
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            const size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            if (len > MAX_SELECTOR)
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
-                                 "%s \"%s\": a part is longer than %d characters", origin,
-                                 selectors, MAX_SELECTOR);
-            memcpy(part, p, len);
-            part[len] = '\0';
-            /* An empty part ("gpu,,cpu", a trailing comma) is a mistake, not "default". */
-            size_t index = 0;
-            clc_status st = CLC_SUCCESS;
-            if (strspn(part, " \t") == len)
-                st = clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" has an empty part",
-                               origin, selectors);
-            else
-                st = clc__select_among(devices, n, part, origin, &index, NULL, 0);
-            if (st != CLC_SUCCESS)
-                return st;
-            if (found < capacity)
-                indices[found] = index;
-            ++found;
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
-    }
-    *count = found;
-    if (found > capacity)
-        return clc__fail(NULL, CLC_ERROR_SIZE_OVERFLOW, "%s \"%s\" names %zu devices; room for %zu",
-                         origin, selectors, found, capacity);
-    return CLC_SUCCESS;
+    const char *origin = NULL;
+    selectors = effective(selectors, &origin);
+    return clc__select_many_among(clc_device_list_get(list, 0), clc_device_list_count(list),
+                                  selectors, origin, indices, capacity, count);
 }
