@@ -41,7 +41,28 @@ typedef struct serial_result {
     size_t index;
 } serial_result;
 
-/* The benchmark's cases only: f32 sum and argmax, i32 and u8 sums. */
+/* A half's value, for the serial loop (as numpy converts each element to float). */
+static float half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u;
+    uint32_t bits;
+    if (e == 31)
+        bits = sign | 0x7f800000u | m << 13;
+    else if (e)
+        bits = sign | (e + 112) << 23 | m << 13;
+    else if (!m)
+        bits = sign;
+    else {
+        float f = (float)m * (1.0f / 16777216.0f);
+        memcpy(&bits, &f, 4);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* The benchmark's cases only: f32 sum and argmax, integer and bool sums, f16 sum. */
 static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, size_t n)
 {
     serial_result r = {0, 0};
@@ -54,11 +75,35 @@ static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, 
             if (isnan(x[i]) || x[i] > best)
                 best = x[i], r.index = i;
         r.value = best;
+    } else if (type == CLC_DTYPE_F16) {
+        const uint16_t *x = data;
+        float s = 0.0f, block[128];
+        for (size_t i = 0; i < n; i += 128) {
+            const size_t m = n - i < 128 ? n - i : 128;
+            for (size_t k = 0; k < m; ++k)
+                block[k] = half_to_float(x[i + k]);
+            s += pairwise(block, m);
+        }
+        r.value = s;
     } else if (type == CLC_DTYPE_I32) {
         const int32_t *x = data;
         int64_t s = 0;
         for (size_t i = 0; i < n; ++i)
             s += x[i];
+        r.value = (double)s;
+    } else if (type == CLC_DTYPE_I64) {
+        const int64_t *x = data;
+        uint64_t s = 0; /* wrapping, as numpy's */
+        for (size_t i = 0; i < n; ++i)
+            s += (uint64_t)x[i];
+        int64_t v;
+        memcpy(&v, &s, 8);
+        r.value = (double)v;
+    } else if (type == CLC_DTYPE_BOOL) {
+        const uint8_t *x = data;
+        uint64_t s = 0;
+        for (size_t i = 0; i < n; ++i)
+            s += x[i] != 0;
         r.value = (double)s;
     } else {
         const uint8_t *x = data;
@@ -107,9 +152,7 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
     memset(row, 0, sizeof *row);
     row->kernel = "reduce";
     snprintf(row->variant, sizeof row->variant, "%s %s", op == CLC_REDUCE_SUM ? "sum" : "argmax",
-             type == CLC_DTYPE_F32   ? "f32"
-             : type == CLC_DTYPE_I32 ? "i32"
-                                     : "u8");
+             clc_dtype_name(type));
     if (n % (1u << 20) == 0)
         snprintf(row->size, sizeof row->size, "%zuMi", n >> 20);
     else
@@ -136,6 +179,12 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
             ((float *)data)[i] = (float)(seed >> 8) * (1.0f / 16777216.0f) - 0.5f;
         else if (type == CLC_DTYPE_I32)
             ((int32_t *)data)[i] = (int32_t)seed;
+        else if (type == CLC_DTYPE_I64)
+            ((int64_t *)data)[i] = (int64_t)seed << 31;
+        else if (type == CLC_DTYPE_F16) /* in (-0.5, 0.5): exponents 0 to 13, either sign */
+            ((uint16_t *)data)[i] = (uint16_t)((seed >> 16) % (14u << 10) | (seed & 0x8000u));
+        else if (type == CLC_DTYPE_BOOL)
+            data[i] = (uint8_t)(seed >> 31);
         else
             data[i] = (uint8_t)(seed >> 24);
     }
@@ -155,15 +204,18 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
         t[r] = bench_now() - t0;
     }
     row->h2h_s = bench_median(t, (size_t)repeats);
-    const double value = type == CLC_DTYPE_F32   ? got.f
-                         : type == CLC_DTYPE_I32 ? (double)got.i
-                                                 : (double)got.u;
+    const int is_signed = type == CLC_DTYPE_I32 || type == CLC_DTYPE_I64 || type == CLC_DTYPE_BOOL;
+    const double value = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F16 ? got.f
+                         : is_signed                                    ? (double)got.i
+                                                                        : (double)got.u;
+    /* Half sums are rounded to half at the end: 2^-11 relative, against the serial float sum. */
+    const double tolerance = type == CLC_DTYPE_F16 ? 1.0 / 1024 : 1e-3;
     int rc = 1;
     if (st != CLC_SUCCESS) {
         snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
     } else if (op == CLC_REDUCE_ARGMAX
                    ? got.index != want.index
-                   : fabs(value - want.value) > 1e-3 * fabs(want.value) + 1e-3) {
+                   : fabs(value - want.value) > tolerance * fabs(want.value) + 1e-3) {
         snprintf(row->status, sizeof row->status,
                  "failed: %.9g at %zu, the serial loop %.9g at %zu", value, got.index, want.value,
                  want.index);

@@ -1,9 +1,12 @@
 /* Reductions: sum, min, max (mean is a sum), argmin, argmax, in two stages.
  *
- * Build options: -DT=<element type> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned>,
- * -DVW=<elements in 16 bytes: 2, 4 or 16>,
- * -DMASK=<the signed integer type of T's size, what vector comparisons of T return> and
- * -DOP=<1 sum, 2 min, 3 max, 4 argmin, 5 argmax>.
+ * Build options: -DS=<element type in memory> -DT=<the type it is computed in: S, or float for
+ * half> -DKIND=<1 float, 2 double, 3 signed, 4 unsigned>, -DVW=<elements in 16 bytes: 2, 4, 8
+ * or 16>, -DMASK=<the signed integer type of T's size, what vector comparisons of T return>,
+ * -DLOAD=<0 plain, 1 half (vload_half, core OpenCL: no cl_khr_fp16 needed), 2 bool (a byte,
+ * any non-zero value true)>, -DWIDE=<1: 64-bit integer sums kept in 128 bits, so that a mean
+ * is exact; the sum itself wraps at 64 bits as numpy's> and -DOP=<1 sum, 2 min, 3 max,
+ * 4 argmin, 5 argmax>.
  *
  * Stage 1: work-group g of l items reduces its elements into partial[g]; stage 2: one work-group
  * reduces the partials into result. The assignment of elements to items depends only on n and the
@@ -14,10 +17,11 @@
  * Semantics (numpy's): float sums are Kahan-compensated per item and combined with two-sum, so
  * they are at least as accurate as numpy's pairwise sum; the sum identity is -0.0, so a sum of
  * -0.0 is -0.0; NaN propagates through min and max, and argmin/argmax return the first NaN's
- * index; ties return the first index; integer sums accumulate in 64 bits.
+ * index; ties return the first index; integer sums accumulate in 64 bits (128 for 64-bit
+ * elements); half is computed in float.
  *
- * A partial is two 64-bit words: the value (low bytes for 32-bit types; a float sum keeps its
- * compensation in the high 4 bytes) and the index.
+ * A partial is two 64-bit words: the value (low bytes for types under 64 bits; a float sum keeps
+ * its compensation in the high 4 bytes, a wide sum its high word in the second) and the index.
  */
 #if KIND == 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -40,11 +44,36 @@ inline int IS_NAN(T v)
 #endif
 }
 
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define TV CAT(T, 16)
+#define TW CAT(T, VW)
+#define UW CAT(ulong, VW)
+#define VSTORE CAT(vstore, VW)
+
+/* Loads: one element (LD), 16 from p + i (LD16), and the q-th group of VW from a 16-byte
+ * aligned p (LDW), each as T. */
+#if LOAD == 1
+#define LD(p, i) vload_half((i), (p))
+#define LD16(p, i) vload_half16(0, (p) + (i))
+#define LDW(p, q) CAT(vloada_half, VW)((q), (p))
+#elif LOAD == 2
+#define LD(p, i) ((T)((p)[i] != 0))
+#define LD16(p, i) (as_uchar16(vload16(0, (p) + (i)) != (uchar16)0) & (uchar16)1)
+#define LDW(p, q) (as_uchar16(((const __global uchar16 *)(p))[q] != (uchar16)0) & (uchar16)1)
+#else
+#define LD(p, i) ((p)[i])
+#define LD16(p, i) vload16(0, (p) + (i))
+#define LDW(p, q) (((const __global TW *)(p))[q])
+#endif
+
 #if OP == SUM
 #if KIND == 1
 typedef float2 ACC; /* sum, compensation */
 #elif KIND == 2
 typedef double2 ACC;
+#elif WIDE
+typedef ulong2 ACC; /* low and high word of a 128-bit two's-complement sum */
 #elif KIND == 3
 #define ACCN long
 typedef long ACC;
@@ -54,6 +83,22 @@ typedef ulong ACC;
 #endif
 #else
 typedef T ACC;
+#endif
+
+#if OP == SUM && WIDE
+/* x as 128 bits: sign-extended for signed elements. Works on scalars and vectors of VW. */
+#if KIND == 3
+#define HIGH(x) as_ulong(as_long(x) >> 63)
+#define HIGHW(x) CAT(as_, UW)(CAT(as_long, VW)(x) >> 63)
+#else
+#define HIGH(x) ((ulong)0)
+#define HIGHW(x) ((UW)(0))
+#endif
+inline ACC wide_add(ACC a, ACC b)
+{
+    const ulong lo = a.x + b.x;
+    return (ACC)(lo, a.y + b.y + (ulong)(lo < a.x));
+}
 #endif
 
 typedef struct {
@@ -90,7 +135,7 @@ inline acc_t identity(void)
 #if KIND <= 2
     a.v = IDENTITY;
 #else
-    a.v = 0;
+    a.v = (ACC)(0);
 #endif
 #else
     a.v = (T)0;
@@ -104,6 +149,8 @@ inline acc_t fold(acc_t a, T x, ulong i)
 #if OP == SUM
 #if KIND <= 2
     a.v = add1(a.v, x);
+#elif WIDE
+    a.v = wide_add(a.v, (ACC)(as_ulong(x), HIGH(x)));
 #else
     a.v += (ACC)x;
 #endif
@@ -132,6 +179,8 @@ inline acc_t combine(acc_t a, acc_t b)
 #if OP == SUM
 #if KIND <= 2
     a.v = add2(a.v, b.v);
+#elif WIDE
+    a.v = wide_add(a.v, b.v);
 #else
     a.v += b.v;
 #endif
@@ -190,15 +239,11 @@ inline acc_t reduce_local(acc_t a, __local acc_t *scratch, uint lid, uint l)
     return scratch[0];
 }
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define TV CAT(T, 16)
-
 /* x[begin..end) by one item in 16 lanes (lane k takes every 16th element from begin + k), so
  * CPU compilers emit vector code and a float sum has 16 independent Kahan chains instead of one
  * long dependency; the lanes are then combined in lane order and the tail folded in, all in a
  * fixed order. */
-inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
+inline acc_t fold_chunk(const __global S *restrict x, ulong begin, ulong end)
 {
     acc_t a = identity();
     const ulong vend = begin + (end - begin) / 16 * 16;
@@ -206,7 +251,7 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
 #if OP == SUM && KIND <= 2
         TV s = (TV)(-0.0), c = (TV)(0.0);
         for (ulong i = begin; i < vend; i += 16) {
-            const TV y = vload16(0, x + i) - c;
+            const TV y = LD16(x, i) - c;
             const TV t = s + y;
             c = select((TV)(0.0), (t - s) - y, isfinite(t));
             s = t;
@@ -216,20 +261,36 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
         vstore16(c, 0, cl);
         for (int k = 0; k < 16; ++k)
             a.v = add2(a.v, (ACC)(sl[k], cl[k]));
+#elif OP == SUM && WIDE
+        ulong16 lo = (ulong16)(0), hi = (ulong16)(0);
+        for (ulong i = begin; i < vend; i += 16) {
+            const TV v = LD16(x, i);
+            const ulong16 u = as_ulong16(v);
+            lo += u;
+            hi -= as_ulong16(lo < u); /* a carry: the comparison is -1 where true */
+#if KIND == 3
+            hi += as_ulong16(as_long16(v) >> 63);
+#endif
+        }
+        ulong ll[16], hl[16];
+        vstore16(lo, 0, ll);
+        vstore16(hi, 0, hl);
+        for (int k = 0; k < 16; ++k)
+            a.v = wide_add(a.v, (ACC)(ll[k], hl[k]));
 #elif OP == SUM
         CAT(ACCN, 16) s = (CAT(ACCN, 16))(0);
         for (ulong i = begin; i < vend; i += 16)
-            s += CAT(convert_, CAT(ACCN, 16))(vload16(0, x + i));
+            s += CAT(convert_, CAT(ACCN, 16))(LD16(x, i));
         ACC sl[16];
         vstore16(s, 0, sl);
         for (int k = 0; k < 16; ++k)
             a.v += sl[k];
 #else
         const ulong16 lanes = (ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        TV best = vload16(0, x + begin);
+        TV best = LD16(x, begin);
         ulong16 where = (ulong16)(begin) + lanes;
         for (ulong i = begin + 16; i < vend; i += 16) {
-            const TV v = vload16(0, x + i);
+            const TV v = LD16(x, i);
 #if OP == MIN || OP == ARGMIN
             CAT(MASK, 16) take = v < best;
 #else
@@ -255,13 +316,9 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
 #endif
     }
     for (ulong i = vend; i < end; ++i)
-        a = fold(a, x[i], i);
+        a = fold(a, LD(x, i), i);
     return a;
 }
-
-#define TW CAT(T, VW)
-#define UW CAT(ulong, VW)
-#define VSTORE CAT(vstore, VW)
 
 /* The GPU shape: item `first` of `stride` items folds the VW-element groups ("quads") first,
  * first + stride, ... of x in VW lanes. A load is one aligned 16-byte vector (VW = 16 /
@@ -272,15 +329,15 @@ inline acc_t fold_chunk(const __global T *restrict x, ulong begin, ulong end)
  * start at the first 16-byte boundary; the elements before it (the head) and the n % VW after the
  * last quad are folded by item 0. Each lane folds its elements in increasing order and the lanes
  * are combined in lane order, so the result is fixed by n, the shape and x's alignment. */
-inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ulong stride)
+inline acc_t fold_strided(const __global S *restrict x, ulong n, ulong first, ulong stride)
 {
     acc_t a = identity();
-    const ulong head = min(n, (ulong)((16 - ((size_t)x & 15)) & 15) / (ulong)sizeof(T));
-    const __global TW *restrict xv = (const __global TW *)(x + head);
+    const ulong head = min(n, (ulong)((16 - ((size_t)x & 15)) & 15) / (ulong)sizeof(S));
+    const __global S *restrict xv = x + head; /* 16-byte aligned */
     const ulong quads = (n - head) / VW;
     if (first == 0)
         for (ulong i = 0; i < head; ++i)
-            a = fold(a, x[i], i);
+            a = fold(a, LD(x, i), i);
     ulong q = first;
     if (first < quads) {
 #if OP == SUM && KIND <= 2
@@ -292,8 +349,16 @@ inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ul
         c = select((TW)(0.0), (t - s) - y, isfinite(t));                                           \
         s = t;                                                                                     \
     } while (0)
-#elif OP == SUM && VW == 16
-        /* Bytes: each 32-bit word of a load splits into two 16-bit pair sums (SWAR), flushed to
+#elif OP == SUM && WIDE
+        UW lo = (UW)(0), hi = (UW)(0);
+#define STEP(v, q)                                                                                 \
+    do {                                                                                           \
+        const UW u_ = CAT(as_, UW)(v);                                                             \
+        lo += u_;                                                                                  \
+        hi += HIGHW(v) - CAT(as_, UW)(lo < u_);                                                    \
+    } while (0)
+#elif OP == SUM && VW == 16 && KIND == 4
+        /* Unsigned bytes (and bools): each 32-bit word of a load splits into two 16-bit pair sums (SWAR), flushed to
          * 64 bits every 32 steps, before a 16-bit counter could overflow (32 * 2 * 255) and
          * often enough that the tests reach it. Widening every byte to 64 bits made this loop
          * compute-bound on the H200 (38% of its bandwidth). */
@@ -314,7 +379,7 @@ inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ul
         CAT(ACCN, VW) s = (CAT(ACCN, VW))(0);
 #define STEP(v, q) (s += CAT(convert_, CAT(ACCN, VW))(v))
 #else
-        TW best = xv[first];
+        TW best = LDW(xv, first);
         UW where = (UW)(first); /* the quad each lane's best came from */
 #if KIND <= 2
         /* A NaN lane keeps its first NaN; a new NaN replaces a number. */
@@ -338,15 +403,15 @@ inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ul
         q += stride;
 #endif
         for (; q + 3 * stride < quads; q += 4 * stride) {
-            const TW v0 = xv[q], v1 = xv[q + stride];
-            const TW v2 = xv[q + 2 * stride], v3 = xv[q + 3 * stride];
+            const TW v0 = LDW(xv, q), v1 = LDW(xv, q + stride);
+            const TW v2 = LDW(xv, q + 2 * stride), v3 = LDW(xv, q + 3 * stride);
             STEP(v0, q);
             STEP(v1, q + stride);
             STEP(v2, q + 2 * stride);
             STEP(v3, q + 3 * stride);
         }
         for (; q < quads; q += stride)
-            STEP(xv[q], q);
+            STEP(LDW(xv, q), q);
 #undef STEP
 #if OP == SUM && KIND <= 2
         T sl[VW], cl[VW];
@@ -354,8 +419,14 @@ inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ul
         VSTORE(c, 0, cl);
         for (int k = 0; k < VW; ++k)
             a.v = add2(a.v, (ACC)(sl[k], cl[k]));
+#elif OP == SUM && WIDE
+        ulong ll[VW], hl[VW];
+        VSTORE(lo, 0, ll);
+        VSTORE(hi, 0, hl);
+        for (int k = 0; k < VW; ++k)
+            a.v = wide_add(a.v, (ACC)(ll[k], hl[k]));
 #elif OP == SUM
-#if VW == 16
+#if VW == 16 && KIND == 4
         s += convert_ulong4((t & 0xFFFFu) + (t >> 16));
         a.v += ((s.x + s.y) + s.z) + s.w;
 #else
@@ -379,15 +450,15 @@ inline acc_t fold_strided(const __global T *restrict x, ulong n, ulong first, ul
     }
     if (first == 0)
         for (ulong i = head + quads * VW; i < n; ++i)
-            a = fold(a, x[i], i);
+            a = fold(a, LD(x, i), i);
     return a;
 }
 
 /* Stage 1: x = base[offset..offset + n) into partials (two words a group). */
-__kernel void reduce_stage1(const __global T *restrict base, const ulong offset, const ulong n,
+__kernel void reduce_stage1(const __global S *restrict base, const ulong offset, const ulong n,
                             __global ulong *restrict partials, __local acc_t *scratch)
 {
-    const __global T *restrict x = base + offset;
+    const __global S *restrict x = base + offset;
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     const ulong g = get_group_id(0), groups = get_num_groups(0);
     acc_t a = identity();

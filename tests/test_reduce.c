@@ -11,7 +11,22 @@
 #include "../lib/ref/ref.h"
 
 static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_F64, CLC_DTYPE_I32, CLC_DTYPE_U32,
-                                  CLC_DTYPE_U8};
+                                  CLC_DTYPE_U8,  CLC_DTYPE_I64, CLC_DTYPE_U64, CLC_DTYPE_I16,
+                                  CLC_DTYPE_U16, CLC_DTYPE_I8,  CLC_DTYPE_F16, CLC_DTYPE_BOOL};
+#define NTYPES (sizeof types / sizeof types[0])
+
+static int is_float(clc_dtype type)
+{
+    return type == CLC_DTYPE_F16 || type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+}
+
+/* Where numpy's result lands: signed sums and bool counts in i, other integers in u. */
+static int in_i(clc_reduce_op op, clc_dtype type)
+{
+    const int sum = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN;
+    return type == CLC_DTYPE_I8 || type == CLC_DTYPE_I16 || type == CLC_DTYPE_I32 ||
+           type == CLC_DTYPE_I64 || (sum && type == CLC_DTYPE_BOOL);
+}
 static const clc_reduce_op ops[] = {CLC_REDUCE_SUM,  CLC_REDUCE_MIN,    CLC_REDUCE_MAX,
                                     CLC_REDUCE_MEAN, CLC_REDUCE_ARGMIN, CLC_REDUCE_ARGMAX};
 
@@ -45,6 +60,30 @@ static void *random_array(clc_dtype type, size_t n)
         case CLC_DTYPE_U8:
             ((uint8_t *)p)[i] = (uint8_t)(r >> 24);
             break;
+        case CLC_DTYPE_I64:
+        case CLC_DTYPE_U64: {
+            const uint64_t v = (uint64_t)r << 32 | next();
+            memcpy((uint64_t *)p + i, &v, 8);
+            break;
+        }
+        case CLC_DTYPE_I16:
+        case CLC_DTYPE_U16:
+            ((uint16_t *)p)[i] = (uint16_t)(r >> 16);
+            break;
+        case CLC_DTYPE_I8:
+            ((uint8_t *)p)[i] = (uint8_t)(r >> 24);
+            break;
+        case CLC_DTYPE_F16: {
+            /* Sign, exponent 0 (subnormal, one in 16) or 5..20 (2^-10 .. 2^5), mantissa: sums of
+             * thousands stay finite. */
+            const unsigned e = (r >> 8) % 16 == 0 ? 0 : 5 + (r >> 12) % 16;
+            ((uint16_t *)p)[i] = (uint16_t)((r & 0x8000u) | e << 10 | ((r >> 20) & 1023u));
+            break;
+        }
+        case CLC_DTYPE_BOOL:
+            /* Mostly 0 and 1, as numpy writes them; any other byte is true too. */
+            ((uint8_t *)p)[i] = (r >> 24) < 200 ? (uint8_t)((r >> 8) & 1) : (uint8_t)(r >> 16);
+            break;
         }
     }
     return p;
@@ -65,19 +104,21 @@ static void check_result(clc_reduce_op op, clc_dtype type, const void *data, siz
     long double abs_sum = 0;
     clc__ref_reduce(op, type, data, n, &want,
                     op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN ? &abs_sum : NULL);
-    const int is_float = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+    const int floating = is_float(type);
     if (op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN) {
-        if (is_float || op == CLC_REDUCE_MEAN) {
+        if (floating || op == CLC_REDUCE_MEAN) {
             /* numpy's pairwise sum guarantees about eps * log2(n) * sum|x|; we hold eps * sum|x|
-             * plus the final rounding to the type. */
-            const double eps = type == CLC_DTYPE_F32 ? FLT_EPSILON : DBL_EPSILON;
-            double bound = (double)abs_sum * (is_float ? eps : DBL_EPSILON) + fabs(want.f) * eps;
+             * plus the final rounding to the type (half: from a float sum, as numpy's). */
+            const double eps = type == CLC_DTYPE_F64 ? DBL_EPSILON : FLT_EPSILON;
+            const double last = type == CLC_DTYPE_F16 ? 1.0 / 1024 : eps;
+            double bound = (double)abs_sum * (floating ? eps : DBL_EPSILON) + fabs(want.f) * last +
+                           (type == CLC_DTYPE_F16 ? 0x1p-24 : 0.0);
             if (op == CLC_REDUCE_MEAN)
                 bound /= (double)n;
-            if (!(fabs(got.f - want.f) <= bound))
+            if (!(got.f == want.f || fabs(got.f - want.f) <= bound))
                 fail_msg("op %d type %d n %zu: %.17g, reference %.17g, bound %.3g", op, type, n,
                          got.f, want.f, bound);
-        } else if (type == CLC_DTYPE_I32) {
+        } else if (in_i(op, type)) {
             assert_int_equal(got.i, want.i);
         } else {
             assert_int_equal(got.u, want.u);
@@ -87,9 +128,9 @@ static void check_result(clc_reduce_op op, clc_dtype type, const void *data, siz
     if (got.index != want.index)
         fail_msg("op %d type %d n %zu: index %llu, reference %llu", op, type, n,
                  (unsigned long long)got.index, (unsigned long long)want.index);
-    if (is_float)
+    if (floating)
         assert_true(got.f == want.f || (isnan(got.f) && isnan(want.f)));
-    else if (type == CLC_DTYPE_I32)
+    else if (in_i(op, type))
         assert_int_equal(got.i, want.i);
     else
         assert_int_equal(got.u, want.u);
@@ -107,7 +148,7 @@ static void check(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void
 static void every_op_and_type_matches_reference_for_sizes_1_to_4097(void **state)
 {
     clc_context *ctx = *state;
-    for (size_t t = 0; t < 5; ++t) {
+    for (size_t t = 0; t < NTYPES; ++t) {
         if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
             continue;
         for (size_t n = 1; n <= 4097; ++n) {
@@ -123,7 +164,7 @@ static void millions_of_elements_match_reference(void **state)
 {
     clc_context *ctx = *state;
     const size_t n = 3000017;
-    for (size_t t = 0; t < 5; ++t) {
+    for (size_t t = 0; t < NTYPES; ++t) {
         if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
             continue;
         void *data = random_array(types[t], n);
@@ -192,7 +233,7 @@ static void ties_return_the_first_index(void **state)
     clc_context *ctx = *state;
     /* The extreme value at several places, far apart, so different items find it. */
     const size_t n = 100000;
-    for (size_t t = 0; t < 5; ++t) {
+    for (size_t t = 0; t < NTYPES; ++t) {
         if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
             continue;
         unsigned char *p = calloc(n, clc_dtype_size(types[t]));
@@ -207,6 +248,9 @@ static void ties_return_the_first_index(void **state)
             } else if (types[t] == CLC_DTYPE_F64) {
                 double v = 9.0;
                 memcpy(one, &v, 8);
+            } else if (types[t] == CLC_DTYPE_F16) {
+                const uint16_t v = 0x4880; /* 9.0 */
+                memcpy(one, &v, 2);
             } else {
                 one[0] = 9;
             }
@@ -219,6 +263,91 @@ static void ties_return_the_first_index(void **state)
         assert_int_equal(r.index, 0);
         free(p);
     }
+}
+
+static clc_reduce_result reduced(clc_context *ctx, clc_reduce_op op, clc_dtype type,
+                                 const void *data, size_t n)
+{
+    clc_reduce_result r;
+    if (clc_reduce(ctx, op, type, data, n, &r) != CLC_SUCCESS)
+        fail_msg("op %d type %d: %s", op, type, clc_last_error());
+    return r;
+}
+
+/* numpy's int64 and uint64 sums wrap; its means do not (ours are exact). */
+static void integer_sums_wrap_as_numpy_and_means_do_not(void **state)
+{
+    clc_context *ctx = *state;
+    const int64_t big[3] = {INT64_MAX, 1, INT64_MAX};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I64, big, 2).i, INT64_MIN);
+    /* (2^63 - 1) * 2 + 1 over 3, exactly: numpy says 6.148914691236517e+18. */
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_I64, big, 3).f == 6148914691236517205.0);
+    const int64_t neg[2] = {INT64_MIN, -1};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I64, neg, 2).i, INT64_MAX);
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_I64, neg, 2).f == -4611686018427387904.5);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MIN, CLC_DTYPE_I64, neg, 2).i, INT64_MIN);
+    const uint64_t u[2] = {UINT64_MAX, 2};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U64, u, 2).u, 1);
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_U64, u, 2).f == 9223372036854775808.5);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MAX, CLC_DTYPE_U64, u, 2).u, UINT64_MAX);
+    const int8_t i8[3] = {-128, -1, 127};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I8, i8, 2).i, -129);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MIN, CLC_DTYPE_I8, i8, 3).i, -128);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_I8, i8, 3).index, 2);
+    const int16_t i16[2] = {-32768, -32768};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I16, i16, 2).i, -65536);
+    const uint16_t u16[2] = {65535, 65535};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U16, u16, 2).u, 131070);
+}
+
+/* bool as numpy: sum counts the true elements (int64), min and max are logical, mean is the
+ * fraction; any non-zero byte is true. */
+static void bool_counts_and_compares_logically(void **state)
+{
+    clc_context *ctx = *state;
+    const unsigned char b[5] = {0, 1, 2, 255, 0};
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_BOOL, b, 5).i, 3);
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_BOOL, b, 5).f == 0.6);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MIN, CLC_DTYPE_BOOL, b, 5).u, 0);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MAX, CLC_DTYPE_BOOL, b, 5).u, 1);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_MAX, CLC_DTYPE_BOOL, b + 2, 2).u, 1); /* 2, 255 */
+    assert_int_equal(reduced(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_BOOL, b, 5).index, 1);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_ARGMIN, CLC_DTYPE_BOOL, b + 1, 4).index, 3);
+    /* Many bytes of 255: a byte sum would say 255 times too much. */
+    unsigned char *many = malloc(100003);
+    assert_non_null(many);
+    memset(many, 255, 100003);
+    assert_int_equal(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_BOOL, many, 100003).i, 100003);
+    free(many);
+}
+
+/* float16 as numpy: computed in float32, the result rounded to half (overflowing to infinity);
+ * NaN propagates. */
+static void half_is_computed_in_float_and_rounded_to_half(void **state)
+{
+    clc_context *ctx = *state;
+    const uint16_t top[2] = {0x7bff, 0x7bff}; /* 65504, the largest half */
+    assert_true(isinf(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F16, top, 2).f));
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_F16, top, 2).f == 65504.0);
+    assert_true(reduced(ctx, CLC_REDUCE_MAX, CLC_DTYPE_F16, top, 2).f == 65504.0);
+    uint16_t *ones = malloc(10001 * 2);
+    assert_non_null(ones);
+    for (size_t i = 0; i < 10001; ++i)
+        ones[i] = 0x3c00; /* 1.0 */
+    /* 10001 is no half: numpy says 10000.0 (ties to even at a step of 8). */
+    assert_true(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F16, ones, 10001).f == 10000.0);
+    assert_true(reduced(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_F16, ones, 10001).f == 1.0);
+    free(ones);
+    const uint16_t nan_at_1[3] = {0x3c00, 0x7e00, 0xfc00}; /* 1, NaN, -inf */
+    assert_int_equal(reduced(ctx, CLC_REDUCE_ARGMIN, CLC_DTYPE_F16, nan_at_1, 3).index, 1);
+    assert_true(isnan(reduced(ctx, CLC_REDUCE_MAX, CLC_DTYPE_F16, nan_at_1, 3).f));
+    assert_true(reduced(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F16, nan_at_1 + 2, 1).f == -INFINITY);
+    const uint16_t tiny[2] = {0x0001, 0x0001}; /* the smallest subnormal, 2^-24 */
+    assert_true(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F16, tiny, 2).f == 0x1p-23);
+    /* Halves of 0.1 and 0.2 add up to 0.2999267578125, halfway between two halves: ties go to
+     * the even one, 0.2998046875, as numpy's np.float16(0.1) + np.float16(0.2). */
+    const uint16_t tenths[2] = {0x2e66, 0x3266};
+    assert_true(reduced(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F16, tenths, 2).f == 0.2998046875);
 }
 
 static void results_are_the_same_bits_run_after_run(void **state)
@@ -276,7 +405,7 @@ static void every_alignment_of_a_device_buffer(void **state)
     cl_int err = CL_SUCCESS;
     cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
-    for (size_t t = 0; t < 5; ++t) {
+    for (size_t t = 0; t < NTYPES; ++t) {
         if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
             continue;
         const size_t esize = clc_dtype_size(types[t]), lanes = 16 / esize;
@@ -336,6 +465,10 @@ static void misuse_is_refused(void **state)
             clc_reduce_decode(CLC_REDUCE_SUM, CLC_DTYPE_F32, words, 0, &r));
     assert_int_equal(clc_dtype_size(CLC_DTYPE_U8), 1);
     assert_int_equal(clc_dtype_size((clc_dtype)42), 0);
+    assert_int_equal(clc_dtype_size(CLC_DTYPE_I64), 8);
+    assert_int_equal(clc_dtype_size(CLC_DTYPE_F16), 2);
+    assert_int_equal(clc_dtype_size(CLC_DTYPE_BOOL), 1);
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_reduce(ctx, CLC_REDUCE_SUM, (clc_dtype)13, x, 4, &r));
 }
 
 int main(void)
@@ -346,6 +479,9 @@ int main(void)
         FIXTURE_TEST(float_sum_is_accurate_where_naive_float_is_not),
         FIXTURE_TEST(nan_infinity_and_negative_zero_follow_numpy),
         FIXTURE_TEST(ties_return_the_first_index),
+        FIXTURE_TEST(integer_sums_wrap_as_numpy_and_means_do_not),
+        FIXTURE_TEST(bool_counts_and_compares_logically),
+        FIXTURE_TEST(half_is_computed_in_float_and_rounded_to_half),
         FIXTURE_TEST(results_are_the_same_bits_run_after_run),
         FIXTURE_TEST(device_buffers_at_offsets_and_chained_results),
         FIXTURE_TEST(every_alignment_of_a_device_buffer),

@@ -64,7 +64,7 @@ static int parse_kernels(const char *text, int *want)
 
 /* Runs every case of the selected kernels; returns the number of rows written to rows. */
 static size_t run_cases(clc_context *ctx, const bench_config *config, const int *want, int quick,
-                        bench_row *rows, int *failed)
+                        bench_row *rows, size_t capacity, int *failed)
 {
     static const size_t gray_full[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
     static const size_t cloud_full[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {7680, 4320}};
@@ -73,12 +73,18 @@ static size_t run_cases(clc_context *ctx, const bench_config *config, const int 
     static const struct {
         clc_reduce_op op;
         clc_dtype type;
-    } reductions[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32},
-                      {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
-                      {CLC_REDUCE_SUM, CLC_DTYPE_I32},
-                      {CLC_REDUCE_SUM, CLC_DTYPE_U8}};
+    } reductions[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32}, {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
+                      {CLC_REDUCE_SUM, CLC_DTYPE_I32}, {CLC_REDUCE_SUM, CLC_DTYPE_U8},
+                      {CLC_REDUCE_SUM, CLC_DTYPE_I64}, {CLC_REDUCE_SUM, CLC_DTYPE_F16},
+                      {CLC_REDUCE_SUM, CLC_DTYPE_BOOL}};
     const size_t(*images)[2] = quick ? quick_sizes : gray_full;
     const size_t nimages = quick ? 2 : 4;
+    const size_t nreductions = sizeof reductions / sizeof reductions[0];
+    if (2 * (nimages + 1) + nreductions * 4 > capacity) {
+        fprintf(stderr, "clcompute bench: more cases than rows (%zu)\n", capacity);
+        *failed = 1;
+        return 0;
+    }
     size_t n = 0;
     if (want[0]) {
         for (size_t i = 0; i < nimages; ++i)
@@ -97,7 +103,7 @@ static size_t run_cases(clc_context *ctx, const bench_config *config, const int 
     if (want[2]) {
         const size_t *sizes = quick ? reduce_quick : reduce_full;
         const size_t nsizes = quick ? 1 : 4;
-        for (size_t c = 0; c < sizeof reductions / sizeof reductions[0]; ++c)
+        for (size_t c = 0; c < nreductions; ++c)
             for (size_t s = 0; s < nsizes; ++s)
                 *failed |= bench_reduce(ctx, config, reductions[c].op, reductions[c].type,
                                         sizes[s] << 20, &rows[n++]);
@@ -257,9 +263,9 @@ int cmd_bench(int argc, char **argv)
         failed |= bench_first_call(device, f->kernel, &f->cold_ms, &f->warm_ms, f->error,
                                    sizeof f->error) != 0;
     }
-    bench_row rows[32];
+    bench_row rows[64];
     r.rows = rows;
-    r.nrows = run_cases(ctx, &config, want, quick, rows, &failed);
+    r.nrows = run_cases(ctx, &config, want, quick, rows, sizeof rows / sizeof rows[0], &failed);
     if (json)
         print_json(&r);
     else

@@ -11,13 +11,20 @@
 extern "C" {
 #endif
 
-/* Element types. Zero is no type. */
+/* Element types, as numpy names them (float32, ..., bool). Zero is no type. */
 typedef enum clc_dtype {
     CLC_DTYPE_F32 = 1,
     CLC_DTYPE_F64 = 2, /* only on devices with double precision (clc_device_info.fp64) */
     CLC_DTYPE_I32 = 3,
     CLC_DTYPE_U32 = 4,
-    CLC_DTYPE_U8 = 5
+    CLC_DTYPE_U8 = 5,
+    CLC_DTYPE_I64 = 6,
+    CLC_DTYPE_U64 = 7,
+    CLC_DTYPE_I16 = 8,
+    CLC_DTYPE_U16 = 9,
+    CLC_DTYPE_I8 = 10,
+    CLC_DTYPE_F16 = 11, /* IEEE 754 half, computed in float: no device half support needed */
+    CLC_DTYPE_BOOL = 12 /* one byte: 0 is false, anything else true (numpy writes 0 and 1) */
 } clc_dtype;
 
 typedef enum clc_reduce_op {
@@ -32,14 +39,21 @@ typedef enum clc_reduce_op {
 /* Bytes per element of a type, 0 for an unknown one. */
 CLC_API size_t clc_dtype_size(clc_dtype type);
 
+/* numpy's name of a type ("float32", "int64", "bool"), NULL for an unknown one. */
+CLC_API const char *clc_dtype_name(clc_dtype type);
+
 /*
- * The result of a reduction; which field holds it depends on the type and operation:
- * - f: float and double sums, mins and maxes (a float result is exactly representable as float),
- *   and the mean of every type (a double; for F32 input rounded to float, as numpy's);
- * - i: I32 sums (accumulated in 64 bits), mins and maxes;
- * - u: U32 and U8 sums (64 bits), mins and maxes;
+ * The result of a reduction, in the field of numpy's result type:
+ * - f: F16, F32 and F64 sums, mins and maxes (rounded to the element type: a F16 or F32 result is
+ *   exactly representable in it), and the mean of every type (a double; for F32 input rounded to
+ *   float and for F16 to half, as numpy's float32 and float16 results);
+ * - i: sums of signed integers and of BOOL (the count of true elements), all int64 as numpy's,
+ *   wrapping as numpy's int64 does; mins and maxes of signed integers;
+ * - u: sums of unsigned integers (uint64, wrapping), mins and maxes of unsigned integers and of
+ *   BOOL (0 or 1);
  * - index: ARGMIN and ARGMAX, the first index of the extreme (of the first NaN if any), and the
  *   extreme itself in f, i or u.
+ * Integer means are exact sums divided once: 64-bit elements are summed in 128 bits for them.
  */
 typedef struct clc_reduce_result {
     double f;

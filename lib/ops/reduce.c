@@ -1,4 +1,5 @@
 /* Host side of the reductions: validate, pick the shape, run two stages, decode. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,19 +7,46 @@
 
 #include "../runtime/internal.h"
 
+/* How the kernel sees each type: in memory (S), computed in (T), its kind (1 float, 2 double,
+ * 3 signed, 4 unsigned), what vector comparisons of T return, and how it is loaded (0 plain,
+ * 1 half, 2 bool). */
+typedef struct dtype_info {
+    size_t size;
+    const char *storage, *compute, *mask;
+    int kind, load;
+    const char *name; /* numpy's */
+} dtype_info;
+
+static const dtype_info *dtype_of(clc_dtype type)
+{
+    static const dtype_info table[] = {
+        [CLC_DTYPE_F32] = {4, "float", "float", "int", 1, 0, "float32"},
+        [CLC_DTYPE_F64] = {8, "double", "double", "long", 2, 0, "float64"},
+        [CLC_DTYPE_I32] = {4, "int", "int", "int", 3, 0, "int32"},
+        [CLC_DTYPE_U32] = {4, "uint", "uint", "int", 4, 0, "uint32"},
+        [CLC_DTYPE_U8] = {1, "uchar", "uchar", "char", 4, 0, "uint8"},
+        [CLC_DTYPE_I64] = {8, "long", "long", "long", 3, 0, "int64"},
+        [CLC_DTYPE_U64] = {8, "ulong", "ulong", "long", 4, 0, "uint64"},
+        [CLC_DTYPE_I16] = {2, "short", "short", "short", 3, 0, "int16"},
+        [CLC_DTYPE_U16] = {2, "ushort", "ushort", "short", 4, 0, "uint16"},
+        [CLC_DTYPE_I8] = {1, "char", "char", "char", 3, 0, "int8"},
+        [CLC_DTYPE_F16] = {2, "half", "float", "int", 1, 1, "float16"},
+        [CLC_DTYPE_BOOL] = {1, "uchar", "uchar", "char", 4, 2, "bool"},
+    };
+    const size_t t = (size_t)type;
+    return t > 0 && t < sizeof table / sizeof table[0] ? &table[t] : NULL;
+}
+
 size_t clc_dtype_size(clc_dtype type)
 {
-    switch (type) {
-    case CLC_DTYPE_F32:
-    case CLC_DTYPE_I32:
-    case CLC_DTYPE_U32:
-        return 4;
-    case CLC_DTYPE_F64:
-        return 8;
-    case CLC_DTYPE_U8:
-        return 1;
-    }
-    return 0;
+    const dtype_info *d = dtype_of(type);
+    return d ? d->size : 0;
+}
+
+const char *clc_dtype_name(clc_dtype type)
+{
+    const dtype_info *d = dtype_of(type);
+    return d ? d->name : NULL;
 }
 
 static clc_status check_args(clc_context *ctx, clc_reduce_op op, clc_dtype type, size_t count,
@@ -46,14 +74,13 @@ static clc_status check_args(clc_context *ctx, clc_reduce_op op, clc_dtype type,
  * a SUM divided on the host, so three programs serve six operations. */
 static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t size)
 {
-    static const char *const types[] = {"", "float", "double", "int", "uint", "uchar"};
-    static const int kinds[] = {0, 1, 2, 3, 4, 4};
-    static const char *const masks[] = {"", "int", "long", "int", "int", "char"};
+    const dtype_info *d = dtype_of(type);
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
-    snprintf(buf, size, "-DT=%s -DKIND=%d -DMASK=%s -DOP=%d -DVW=%zu", types[type], kinds[type],
-             masks[type], kernel_op, 16 / clc_dtype_size(type));
+    snprintf(buf, size, "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu",
+             d->storage, d->compute, d->kind, d->mask, d->load, d->kind >= 3 && d->size == 8,
+             kernel_op, 16 / d->size);
 }
 
 /* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
@@ -92,7 +119,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (st != CLC_SUCCESS)
         return st;
 
-    char options[64];
+    char options[128];
     build_options(op, type, options, sizeof options);
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
@@ -189,6 +216,28 @@ done:
     return st;
 }
 
+/* x rounded to the nearest IEEE half (ties to even), as a double: numpy's float16 results. By
+ * plain arithmetic on powers of two, which are exact, so the library needs no libm. */
+static double round_to_half(double x)
+{
+    const double a = x < 0 ? -x : x;
+    if (a != a || a == 0.0 || a > DBL_MAX)
+        return x;
+    if (a >= 65520.0) /* halfway between the largest half (65504) and 2^16 rounds up: infinity */
+        return x < 0 ? -INFINITY : INFINITY;
+    /* A half has 11 significant bits down to 2^-14, then a fixed step of 2^-24 (subnormals):
+     * the step is 2^-24 below 2^-13, else 2^(e - 10) for a in [2^e, 2^(e+1)). */
+    double step = 1.0 / 16777216.0;
+    while (a >= step * 2048.0)
+        step *= 2.0;
+    const double units = a / step; /* exact: a power-of-two divisor, under 2^11 units */
+    double r = (double)(long long)units;
+    const double frac = units - r;
+    if (frac > 0.5 || (frac == 0.5 && ((long long)r & 1)))
+        r += 1.0;
+    return x < 0 ? -(r * step) : r * step;
+}
+
 clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes, size_t count,
                              clc_reduce_result *result)
 {
@@ -197,54 +246,75 @@ clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes
     clc_status st = check_args(NULL, op, type, count, "clc_reduce_decode");
     if (st != CLC_SUCCESS)
         return st;
+    const dtype_info *d = dtype_of(type);
     const unsigned char *b = bytes;
     memset(result, 0, sizeof *result);
     const int sum = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN;
+    const int mean = op == CLC_REDUCE_MEAN;
     if (!sum)
         memcpy(&result->index, b + 8, 8);
-    switch (type) {
-    case CLC_DTYPE_F32: {
+    if (d->kind == 1) {
         float v[2];
         memcpy(v, b, sizeof v);
         /* A sum carries its Kahan compensation: the value is s - c. */
         double f = sum ? (double)v[0] - (double)v[1] : (double)v[0];
-        if (op == CLC_REDUCE_MEAN)
+        if (mean)
             f /= (double)count;
+        /* Through float for half too: numpy sums and divides float16 in float32. */
         result->f = (double)(float)f;
-        break;
-    }
-    case CLC_DTYPE_F64: {
+        if (type == CLC_DTYPE_F16)
+            result->f = round_to_half(result->f);
+    } else if (d->kind == 2) {
         double v[2];
         memcpy(v, b, sum ? 16 : 8);
         double f = sum ? v[0] - v[1] : v[0];
-        result->f = op == CLC_REDUCE_MEAN ? f / (double)count : f;
-        break;
-    }
-    case CLC_DTYPE_I32:
-        if (sum) {
+        result->f = mean ? f / (double)count : f;
+    } else if (sum) {
+        /* 64 bits (the low word of a 128-bit sum for 64-bit elements), wrapping as numpy's. */
+        uint64_t lo = 0, hi = 0;
+        memcpy(&lo, b, 8);
+        if (d->size == 8)
+            memcpy(&hi, b + 8, 8);
+        const int is_signed = d->kind == 3 || type == CLC_DTYPE_BOOL;
+        if (is_signed)
+            result->i = (int64_t)lo;
+        else
+            result->u = lo;
+        if (mean) {
+            /* The exact sum, divided once: hi:lo in 128 bits where there is a high word. */
+            long double s = (long double)lo;
+            if (d->size == 8)
+                s += (d->kind == 3 ? (long double)(int64_t)hi : (long double)hi) *
+                     18446744073709551616.0L; /* 2^64 */
+            else if (is_signed)
+                s = (long double)(int64_t)lo;
+            result->f = (double)(s / (long double)count);
+        }
+    } else {
+        /* The extreme itself, in the element's own size at the start of the word. */
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        switch (d->kind == 3 ? d->size : 0) {
+        case 1:
+            memcpy(&i8, b, 1);
+            result->i = i8;
+            break;
+        case 2:
+            memcpy(&i16, b, 2);
+            result->i = i16;
+            break;
+        case 4:
+            memcpy(&i32, b, 4);
+            result->i = i32;
+            break;
+        case 8:
             memcpy(&result->i, b, 8);
-        } else {
-            int32_t v;
-            memcpy(&v, b, 4);
-            result->i = v;
+            break;
+        default: /* unsigned and bool: zero-extended */
+            memcpy(&result->u, b, d->size);
+            break;
         }
-        if (op == CLC_REDUCE_MEAN)
-            result->f = (double)result->i / (double)count;
-        break;
-    case CLC_DTYPE_U32:
-    case CLC_DTYPE_U8:
-        if (sum) {
-            memcpy(&result->u, b, 8);
-        } else if (type == CLC_DTYPE_U32) {
-            uint32_t v;
-            memcpy(&v, b, 4);
-            result->u = v;
-        } else {
-            result->u = b[0];
-        }
-        if (op == CLC_REDUCE_MEAN)
-            result->f = (double)result->u / (double)count;
-        break;
     }
     return CLC_SUCCESS;
 }
