@@ -71,6 +71,35 @@ static void headers_numpy_writes_are_read(void **state)
     /* Key order and spacing are free. */
     i = parse_ok("{ \"shape\" : ( 4 , 2 ) , \"fortran_order\":False,\"descr\":\"<f4\" }", 32);
     assert_int_equal(i.count, 8);
+    assert_int_equal(i.ndim, 2);
+    assert_int_equal(i.shape[0], 4);
+    assert_int_equal(i.shape[1], 2);
+    assert_int_equal(i.fortran_order, 0);
+}
+
+/* numpy's default integer (int64) and every other numeric dtype but complex; Fortran order is
+ * read and said. */
+static void every_numeric_dtype_and_fortran_order_are_read(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *descr;
+        clc_dtype type;
+    } cases[] = {{"<i8", CLC_DTYPE_I64}, {"<u8", CLC_DTYPE_U64}, {"<i2", CLC_DTYPE_I16},
+                 {"<u2", CLC_DTYPE_U16}, {"|i1", CLC_DTYPE_I8},  {"<f2", CLC_DTYPE_F16},
+                 {"|b1", CLC_DTYPE_BOOL}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        char dict[128];
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (10,), }",
+                 cases[c].descr);
+        const npy_info i = parse_ok(dict, 10 * clc_dtype_size(cases[c].type));
+        assert_int_equal(i.type, cases[c].type);
+        assert_int_equal(i.count, 10);
+    }
+    const npy_info f = parse_ok("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24);
+    assert_int_equal(f.fortran_order, 1);
+    assert_int_equal(f.ndim, 2);
+    assert_int_equal(f.shape[1], 3);
 }
 
 static void version_2_headers_are_read(void **state)
@@ -99,9 +128,10 @@ static void malformed_headers_are_refused(void **state)
 {
     (void)state;
     refused("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12, "big-endian");
-    refused("{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", 12, "Fortran");
     refused("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 24, "unsupported dtype");
-    refused("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", 6, "unsupported dtype");
+    refused("{'descr': '<m8', 'fortran_order': False, 'shape': (3,), }", 24, "unsupported dtype");
+    refused("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 16, "holds 16 bytes");
+    refused("{'descr': '|i2', 'fortran_order': False, 'shape': (3,), }", 6, "byte order");
     refused("{'descr': '|f4', 'fortran_order': False, 'shape': (3,), }", 12, "byte order");
     refused("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12, "descr");
     refused("{'fortran_order': False, 'shape': (3,), }", 12, "no 'descr'");
@@ -143,6 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(headers_numpy_writes_are_read),
+        cmocka_unit_test(every_numeric_dtype_and_fortran_order_are_read),
         cmocka_unit_test(version_2_headers_are_read),
         cmocka_unit_test(malformed_headers_are_refused),
         cmocka_unit_test(broken_prefixes_are_refused),

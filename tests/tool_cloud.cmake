@@ -58,15 +58,40 @@ function(refused expect)
   endif()
 endfunction()
 
-refused("colour image is 10 x 10 but depth is 37 x 23" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --color "${DATA}/color_10x10.png")
+refused("colour image .*color_10x10.png. is 10 x 10 but depth is 37 x 23" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --color "${DATA}/color_10x10.png")
 refused("8-bit" "${DATA}/gray.png" "${out}/refused.ply" ${K})
 refused("channels" "${DATA}/rgb.png" "${out}/refused.ply" ${K})
 refused("--fy .or --intrinsics FILE. is required" "${DATA}/depth16.png" "${out}/refused.ply" --fx 1 --cx 1 --cy 1)
-refused("finite number" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --depth-scale nan)
-refused("fx and fy must be" "${DATA}/depth16.png" "${out}/refused.ply" --fx 0 --fy 1 --cx 1 --cy 1)
-refused("depth_scale" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --depth-scale -5)
-refused("stride" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --stride 0)
-refused("not an image stb can decode" "${DATA}/depth16_truncated.png" "${out}/refused.ply" ${K})
+# Every numeric option: zero, negative, NaN, infinity and trailing garbage are refused by name
+# (zero is not "the default": --depth-scale 0 once meant 1000 silently).
+foreach(bad 0 -5 nan inf -inf 5x 1e999 0x)
+  refused("option --depth-scale needs a positive number, not '${bad}'" "${DATA}/depth16.png"
+          "${out}/refused.ply" ${K} --depth-scale "${bad}")
+  refused("option --depth-trunc needs a positive number" "${DATA}/depth16.png"
+          "${out}/refused.ply" ${K} --depth-trunc=${bad})
+endforeach()
+refused("option --fx needs a positive number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
+        --fx 0 --fy 1 --cx 1 --cy 1)
+refused("option --fy needs a positive number, not '-3'" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy -3 --cx 1 --cy 1)
+refused("option --cx needs a finite, non-negative number, not '-1'" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy 1 --cx -1 --cy 1)
+refused("option --cy needs a finite, non-negative number, not 'nan'" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy 1 --cx 1 --cy nan)
+refused("option --stride needs a whole number from 1 to 65535, not '0'" "${DATA}/depth16.png"
+        "${out}/refused.ply" ${K} --stride 0)
+refused("option --stride needs a whole number from 1 to 65535, not '2.5'" "${DATA}/depth16.png"
+        "${out}/refused.ply" ${K} --stride 2.5)
+refused("option --stride needs a value" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --stride)
+refused("option --fx needs a value" "${DATA}/depth16.png" "${out}/refused.ply" --fx --fy 1)
+refused("--fx and --intrinsics both" "${DATA}/depth16.png" "${out}/refused.ply" ${K}
+        --intrinsics "${DATA}/README.md")
+refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
+        "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
+# The output's name says the format: PLY only, refused before the depth image is read.
+refused("cannot write '.*refused.ply.txt': point clouds are written as PLY" "${DATA}/missing.png"
+        "${out}/refused.ply.txt" ${K})
+refused("truncated or corrupt PNG" "${DATA}/depth16_truncated.png" "${out}/refused.ply" ${K})
 refused("directory" "${DATA}" "${out}/refused.ply" ${K})
 refused("cannot create" "${DATA}/depth16.png" "${out}/no/dir/refused.ply" ${K})
 message(STATUS "tool cloud: ${n} points; all refusals clean")

@@ -47,14 +47,40 @@ function(refused input expect)
 endfunction()
 
 refused("${DATA}/depth16.png" "16-bit")
-refused("${DATA}/truncated.png" "truncated or corrupt")
+refused("${DATA}/truncated.png" "truncated or corrupt PNG")
 refused("${DATA}/not_an_image.png" "not an image")
 refused("${DATA}/missing.png" "No such file")
 refused("${DATA}" "is a directory")
 refused("${DATA}/rgb.png" "weights" --weights bt2020)
 refused("${DATA}/rgb.png" "matched no" --device no-such-device)
 
-# An output directory that does not exist: clear message, nothing created.
+# The output's format follows its extension: JPEG bytes in .jpg, PGM in .pgm, ... and a name that
+# says no format written is refused before the input is even read.
+foreach(ext jpg jpeg JPG pgm bmp tga png)
+  execute_process(COMMAND "${TOOL}" gray "${DATA}/rgb.png" "${out}/format.${ext}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gray to .${ext}: exit ${rc}: ${err}")
+  endif()
+  file(READ "${out}/format.${ext}" magic LIMIT 8 HEX)
+  string(TOLOWER "${ext}" lower)
+  set(want_jpg "^ffd8ff")
+  set(want_jpeg "^ffd8ff")
+  set(want_pgm "^5035") # P5
+  set(want_bmp "^424d") # BM
+  set(want_png "^89504e47")
+  set(want_tga "^0000(03|0b)") # no signature: gray (RLE or not), no colour map
+  if(NOT magic MATCHES "${want_${lower}}")
+    message(FATAL_ERROR "gray to .${ext} wrote bytes ${magic}")
+  endif()
+endforeach()
+same("${out}/format.pgm" "${DATA}/rgb.gray.png")
+execute_process(COMMAND "${TOOL}" gray "${DATA}/missing.png" "${out}/refused.xyz"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "cannot write '.*refused.xyz': its extension names no image")
+  message(FATAL_ERROR "gray to .xyz: exit ${rc}, '${err}'")
+endif()
+
 execute_process(COMMAND "${TOOL}" gray "${DATA}/rgb.png" "${out}/no/such/dir/x.png"
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(rc EQUAL 0 OR NOT err MATCHES "cannot create")

@@ -1,6 +1,8 @@
 cmake_minimum_required(VERSION 3.16)
 # clcompute reduce on .npy and raw files: every result as numpy computes it (data/npy/expected.txt,
-# made by numpy with long-double sums), and clear refusals for files it must not read.
+# made by numpy; see data/README.md), every numeric dtype, Fortran order (argmin/argmax return the
+# C-order index of the first extreme, ties included), and clear refusals for files it must not
+# read.
 set(dir "${DATA}/npy")
 file(STRINGS "${dir}/expected.txt" cases)
 set(n 0)
@@ -31,7 +33,6 @@ function(refused file expect)
                         "wanted '${expect}'")
   endif()
 endfunction()
-refused("${dir}/fortran.npy" "Fortran" --op sum)
 refused("${dir}/bigendian.npy" "big-endian" --op sum)
 refused("${dir}/complex.npy" "unsupported dtype" --op sum)
 refused("${dir}/empty.npy" "empty" --op sum)
@@ -41,4 +42,23 @@ refused("${dir}/not_npy.npy" "not a whole number" --op sum --type f64)
 refused("${dir}" "not a regular file" --op sum)
 refused("${dir}/missing.npy" "No such file" --op sum)
 refused("${dir}/f32_v2.npy" "unknown operation" --op median)
+# An option that contradicts the input, or makes no sense for it, is refused: a .npy file says its
+# own type (this once read the header as data and printed a wrong sum with exit 0).
+refused("${dir}/i32_10.npy" "is a .npy file of int32; --type f32 contradicts it" --op sum
+        --type f32)
+refused("${dir}/f32_30.raw" "not a .npy file .*give --type" --op sum)
+refused("${dir}/f32_30.raw" "unknown type 'f128'" --op sum --type f128)
+refused("${dir}/f32_30.raw" "option --op needs a value" --op)
+refused("${dir}/f32_30.raw" "unexpected argument 'second'" --op sum second)
+# The same type named by the option and the file is fine; so are numpy's names.
+execute_process(COMMAND "${TOOL}" reduce "${dir}/i32_10.npy" --op=sum --type=int32
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "10737418242")
+  message(FATAL_ERROR "--op=sum --type=int32 on an int32 file: exit ${rc}, '${out}'")
+endif()
+execute_process(COMMAND "${TOOL}" reduce "${dir}/f32_30.raw" --op argmin --type float32
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "24")
+  message(FATAL_ERROR "--type float32 on raw data: exit ${rc}, '${out}'")
+endif()
 message(STATUS "tool reduce: ${n} results as numpy's; refusals clear")

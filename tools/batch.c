@@ -1,7 +1,9 @@
-/* Many inputs for one subcommand: files and folders expanded into items, outputs named in OUTDIR,
- * the work spread over the selected devices (clc_batch), progress on stderr, Ctrl-C honoured. */
+/* Many inputs for one subcommand: files and folders expanded into items, output names checked
+ * before any work, the work spread over the selected devices (clc_batch), progress on stderr,
+ * Ctrl-C honoured. */
 #include <dirent.h>
-#include <signal.h>
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,91 +15,53 @@
 
 #include "cli.h"
 
-/* Appends path, or the regular files of a folder (sorted, hidden ones skipped). */
-static int add_input(cli_batch *b, const char *path)
+int cli_batch_option(cli_batch *b, cli_args *a)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        struct dirent **names = NULL;
-        const int n = scandir(path, &names, NULL, alphasort);
-        if (n < 0) {
-            fprintf(stderr, "clcompute: cannot list '%s'\n", path);
-            return -1;
-        }
-        int rc = 0;
-        for (int i = 0; i < n; ++i) {
-            char full[4096];
-            snprintf(full, sizeof full, "%s/%s", path, names[i]->d_name);
-            struct stat fs;
-            if (rc == 0 && names[i]->d_name[0] != '.' && stat(full, &fs) == 0 &&
-                S_ISREG(fs.st_mode))
-                rc = add_input(b, full);
-            free(names[i]);
-        }
-        free(names);
-        return rc;
-    }
-    char **grown = realloc(b->inputs, (b->count + 1) * sizeof *grown);
-    if (grown)
-        b->inputs = grown;
-    char *copy = grown ? strdup(path) : NULL;
-    if (!copy) {
-        fprintf(stderr, "clcompute: out of memory\n");
-        return -1;
-    }
-    b->inputs[b->count++] = copy;
-    return 0;
-}
-
-int cli_batch_option(cli_batch *b, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i];
-    const int has_value = *i + 1 < argc;
-    if (strcmp(a, "--quiet") == 0) {
+    if (cli_is(a, "-o") || cli_is(a, "--output")) {
+        return (b->outdir = cli_value(a)) ? 1 : -1;
+    } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
         b->quiet = 1;
-        return 1;
+        return cli_flag(a) ? -1 : 1;
+    } else if (cli_is(a, "--recursive") || cli_is(a, "-r")) {
+        b->recursive = 1;
+        return cli_flag(a) ? -1 : 1;
+    } else if (cli_is(a, "--cpu-partitions")) {
+        return cli_whole(a, 1, 64, &b->cpu_partitions) ? -1 : 1;
+    } else if (cli_is(a, "--workers")) {
+        return cli_whole(a, 1, 64, &b->workers) ? -1 : 1;
     }
-    const int partitions = strcmp(a, "--cpu-partitions") == 0,
-              workers = strcmp(a, "--workers") == 0;
-    if (!(partitions || workers) || !has_value)
-        return 0;
-    char *end = NULL;
-    const unsigned long v = strtoul(argv[++*i], &end, 10);
-    if (*end != '\0' || v < 1 || v > 64) {
-        fprintf(stderr, "clcompute: %s takes a number from 1 to 64\n", a);
-        return -1;
-    }
-    *(partitions ? &b->cpu_partitions : &b->workers) = (unsigned)v;
-    return 1;
-}
-
-int cli_batch_add(cli_batch *b, const char *path)
-{
-    return add_input(b, path);
+    return 0;
 }
 
 int cli_batch_path(cli_batch *b, const char *path)
 {
-    if (!b->outdir && !path)
-        return 0;
-    if (!b->outdir && b->nsingle < 2) {
-        b->single[b->nsingle++] = path;
-        return 0;
+    const char **grown = realloc(b->paths, (b->npaths + 1) * sizeof *grown);
+    if (!grown) {
+        cli_error("out of memory");
+        return -1;
     }
-    for (int k = 0; k < b->nsingle; ++k)
-        if (cli_batch_add(b, b->single[k]) != 0)
-            return -1;
-    b->nsingle = 0;
-    return path ? cli_batch_add(b, path) : 0;
+    b->paths = grown;
+    b->paths[b->npaths++] = path;
+    return 0;
+}
+
+static void free_items(cli_batch *b)
+{
+    for (size_t i = 0; i < b->count; ++i) {
+        free(b->items[i].path);
+        free(b->items[i].rel);
+    }
+    free(b->items);
+    b->items = NULL;
+    b->count = 0;
 }
 
 void cli_batch_free(cli_batch *b)
 {
-    for (size_t i = 0; i < b->count; ++i)
-        free(b->inputs[i]);
-    free(b->inputs);
-    b->inputs = NULL;
-    b->count = 0;
+    free_items(b);
+    free(b->paths);
+    b->paths = NULL;
+    b->npaths = 0;
 }
 
 size_t cli_stem(const char *path, const char **start)
@@ -108,10 +72,250 @@ size_t cli_stem(const char *path, const char **start)
     return dot && dot != *start ? (size_t)(dot - *start) : strlen(*start);
 }
 
-/* What every item's job needs: the batch, the output extension and the conversion. */
+/* What a folder scan left out, for one message at the end. */
+typedef struct skipped {
+    char **names;
+    size_t count, folders;
+} skipped;
+
+static char *join(const char *a, const char *b)
+{
+    const size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", a, *a && *b ? "/" : "", b);
+    return s;
+}
+
+static int add_item(cli_batch *b, const char *path, const char *dir_rel)
+{
+    cli_item *grown = realloc(b->items, (b->count + 1) * sizeof *grown);
+    if (!grown) {
+        cli_error("out of memory");
+        return -1;
+    }
+    b->items = grown;
+    const char *stem = NULL;
+    const size_t n = cli_stem(path, &stem);
+    char *name = strndup(stem, n);
+    cli_item item = {strdup(path), name ? join(dir_rel, name) : NULL};
+    free(name);
+    if (!item.path || !item.rel) {
+        free(item.path);
+        free(item.rel);
+        cli_error("out of memory");
+        return -1;
+    }
+    b->items[b->count++] = item;
+    return 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* The entries of folder `dir` (rel: its path below the input folder), sorted by name. */
+static int scan(cli_batch *b, const char *dir, const char *rel, skipped *s)
+{
+    struct dirent **names = NULL;
+    const int n = scandir(dir, &names, NULL, by_name);
+    if (n < 0) {
+        cli_error("cannot list '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < n; ++i) {
+        const char *name = names[i]->d_name;
+        char *full = name[0] == '.' || rc ? NULL : join(dir, name);
+        struct stat st;
+        if (full && stat(full, &st) == 0) {
+            if (S_ISDIR(st.st_mode) && b->recursive) {
+                char *sub = join(rel, name);
+                rc = sub ? scan(b, full, sub, s) : -1;
+                free(sub);
+            } else if (S_ISDIR(st.st_mode)) {
+                ++s->folders;
+            } else if (b->accept(name)) {
+                rc = add_item(b, full, rel);
+            } else {
+                char **grown = realloc(s->names, (s->count + 1) * sizeof *grown);
+                if (grown) {
+                    s->names = grown;
+                    s->names[s->count++] = full;
+                    full = NULL;
+                }
+            }
+        }
+        free(full);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int cli_batch_expand(cli_batch *b)
+{
+    free_items(b);
+    skipped s = {NULL, 0, 0};
+    int rc = 0;
+    for (size_t i = 0; i < b->npaths && rc == 0; ++i) {
+        struct stat st;
+        if (stat(b->paths[i], &st) != 0) {
+            cli_error("cannot read '%s': %s", b->paths[i], strerror(errno));
+            rc = -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = scan(b, b->paths[i], "", &s);
+        } else {
+            rc = add_item(b, b->paths[i], "");
+        }
+    }
+    if (rc == 0 && !b->quiet && (s.count || s.folders)) {
+        char list[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < s.count && i < 5; ++i)
+            used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0,
+                                     "%s'%s'", i ? ", " : "", s.names[i]);
+        if (s.count)
+            cli_error("skipped %zu file%s, not %s by extension (%s): %s%s", s.count,
+                      s.count == 1 ? "" : "s", b->kind, b->extensions, list,
+                      s.count > 5 ? ", ..." : "");
+        if (s.folders)
+            cli_error("skipped %zu folder%s (--recursive converts subfolders too)", s.folders,
+                      s.folders == 1 ? "" : "s");
+    }
+    for (size_t i = 0; i < s.count; ++i)
+        free(s.names[i]);
+    free(s.names);
+    return rc;
+}
+
+/* ---- output names ---- */
+
+typedef struct named {
+    char *out;
+    size_t item;
+} named;
+
+static int by_out(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    const int c = strcmp(x->out, y->out);
+    return c ? c : (x->item > y->item) - (x->item < y->item);
+}
+
+/* mkdir -p; 0, or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+    char *path = strdup(dir);
+    if (!path)
+        return -1;
+    int rc = 0;
+    for (char *p = path + 1; rc == 0; ++p) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        const char saved = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            rc = -1;
+        else if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = -1, errno = ENOTDIR;
+        *p = saved;
+        if (saved == '\0')
+            break;
+    }
+    const int saved_errno = errno;
+    free(path);
+    errno = saved_errno;
+    return rc;
+}
+
+/* The output name of every item, checked before any work: no two the same, none an input, the
+ * folders made and writable. The names in *outs (one per item, in item order); 0, or the exit
+ * code after a message. */
+static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
+{
+    named *n = calloc(b->count, sizeof *n);
+    char **names = calloc(b->count, sizeof *names);
+    int rc = names && n ? 0 : CLI_EXIT_FAILURE;
+    for (size_t i = 0; i < b->count && rc == 0; ++i) {
+        char *dir = join(b->outdir, b->items[i].rel);
+        const size_t len = dir ? strlen(dir) + strlen(ext) + 1 : 0;
+        names[i] = dir ? malloc(len) : NULL;
+        if (names[i])
+            snprintf(names[i], len, "%s%s", dir, ext);
+        free(dir);
+        n[i] = (named){names[i], i};
+        if (!names[i])
+            rc = CLI_EXIT_FAILURE;
+    }
+    if (rc != 0)
+        cli_error("out of memory");
+    if (rc == 0) {
+        qsort(n, b->count, sizeof *n, by_out);
+        for (size_t i = 1; i < b->count && rc == 0; ++i) {
+            if (strcmp(n[i - 1].out, n[i].out) == 0) {
+                cli_error("'%s' and '%s' would both be written to '%s'; nothing was converted "
+                          "(rename one, or convert them in separate runs)",
+                          b->items[n[i - 1].item].path, b->items[n[i].item].path, n[i].out);
+                rc = CLI_EXIT_USAGE;
+            }
+        }
+    }
+    if (rc == 0 && make_dirs(b->outdir) != 0) {
+        cli_error("cannot make output folder '%s': %s", b->outdir, strerror(errno));
+        rc = CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < b->count && rc == 0; ++i) {
+        struct stat in, out;
+        if (stat(names[i], &out) == 0 && stat(b->items[i].path, &in) == 0 &&
+            in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            cli_error("'%s' would be overwritten by its own output; choose another output "
+                      "folder",
+                      b->items[i].path);
+            rc = CLI_EXIT_USAGE;
+        }
+        const char *slash = strrchr(names[i], '/');
+        if (rc == 0 && strchr(b->items[i].rel, '/')) {
+            char *dir = strndup(names[i], (size_t)(slash - names[i]));
+            if (!dir || make_dirs(dir) != 0) {
+                cli_error("cannot make output folder '%s': %s", dir ? dir : names[i],
+                          strerror(errno));
+                rc = CLI_EXIT_FAILURE;
+            }
+            free(dir);
+        }
+    }
+    if (rc == 0) {
+        /* Written to before anything is read: a read-only or full folder fails here, once. */
+        char *probe = join(b->outdir, ".clcompute-probe-XXXXXX");
+        const int fd = probe ? mkstemp(probe) : -1;
+        if (fd < 0) {
+            cli_error("cannot write in output folder '%s': %s", b->outdir, strerror(errno));
+            rc = CLI_EXIT_FAILURE;
+        } else {
+            close(fd);
+            unlink(probe);
+        }
+        free(probe);
+    }
+    free(n);
+    if (rc != 0 && names) {
+        for (size_t i = 0; i < b->count; ++i)
+            free(names[i]);
+        free(names);
+        names = NULL;
+    }
+    *outs = names;
+    return rc;
+}
+
+/* ---- running ---- */
+
 typedef struct batch_job {
     const cli_batch *batch;
-    const char *ext;
+    char **outs;
     cli_convert convert;
     void *user;
 } batch_job;
@@ -119,15 +323,8 @@ typedef struct batch_job {
 static clc_status run_item(clc_context *ctx, size_t item, void *arg)
 {
     const batch_job *j = arg;
-    const char *in = j->batch->inputs[item], *base = NULL;
-    const int stem = (int)cli_stem(in, &base);
-    char out[4096];
-    if (snprintf(out, sizeof out, "%s/%.*s%s", j->batch->outdir, stem, base, j->ext) >=
-        (int)sizeof out) {
-        fprintf(stderr, "clcompute: output name for '%s' is too long\n", in);
-        return CLC_ERROR_INVALID_ARGUMENT;
-    }
-    return j->convert(ctx, in, out, j->user) == 0 ? CLC_SUCCESS : CLC_ERROR_IO;
+    return j->convert(ctx, &j->batch->items[item], j->outs[item], j->user) == 0 ? CLC_SUCCESS
+                                                                                : CLC_ERROR_IO;
 }
 
 /* Workers a device when --workers is not given: one a host core. Each item's decoding and
@@ -140,18 +337,25 @@ static unsigned default_workers(void)
     return cores < 2 ? 2u : cores > 64 ? 64u : (unsigned)cores;
 }
 
-static clc_batch *running; /* for the SIGINT handler */
+/* The batch to cancel on Ctrl-C, once it exists. */
+typedef struct stopper {
+    _Atomic(clc_batch *) batch;
+    atomic_int requested;
+} stopper;
 
-static void on_interrupt(int sig)
+static void stop(void *arg)
 {
-    (void)sig;
-    clc_batch_cancel(running); /* only an atomic store: safe in a handler */
+    stopper *s = arg;
+    atomic_store(&s->requested, 1);
+    clc_batch *b = atomic_load(&s->batch);
+    if (b)
+        clc_batch_cancel(b);
 }
 
 static double now(void)
 {
     struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -164,39 +368,71 @@ typedef struct progress_state {
 static void progress(size_t done, size_t failed, size_t count, void *user)
 {
     progress_state *p = user;
-    if (p->quiet)
+    if (p->quiet || cli_interrupted())
         return;
-    const double t = now(), rate = done / (t - p->start > 1e-9 ? t - p->start : 1e-9);
+    const double t = now(), rate = (double)done / (t - p->start > 1e-9 ? t - p->start : 1e-9);
     const double eta = rate > 0 ? (double)(count - done) / rate : 0.0;
     if (p->tty) {
         if (t - p->last < 0.1 && done < count)
             return;
         p->last = t;
-        char bar[31];
+        char bar[31], text[160];
         const size_t fill = count ? done * 30 / count : 30;
         for (size_t i = 0; i < 30; ++i)
             bar[i] = i < fill ? '#' : '.';
         bar[30] = '\0';
-        fprintf(stderr, "\r[%s] %zu/%zu  %.1f items/s  ETA %.0f s%s%s", bar, done, count, rate, eta,
-                failed ? "  failed: " : "", failed ? "yes" : "");
-        if (done == count)
-            fputc('\n', stderr);
+        snprintf(text, sizeof text, "[%s] %zu/%zu  %.1f items/s  ETA %.0f s%s", bar, done, count,
+                 rate, eta, failed ? "  (some failed)" : "");
+        cli_progress_line(text);
     } else if (done % ((count + 9) / 10) == 0 || done == count) {
-        fprintf(stderr, "%zu/%zu done, %zu failed, %.1f items/s\n", done, count, failed, rate);
+        cli_print("%zu/%zu done, %zu failed, %.1f items/s", done, count, failed, rate);
+    }
+}
+
+/* The summary: items per device, devices named apart when two share a name (sub-devices, or a
+ * device named twice). */
+static void summary(clc_batch *batch)
+{
+    const size_t n = clc_batch_device_count(batch);
+    for (size_t d = 0; d < n; ++d) {
+        const char *name = clc_batch_device(batch, d)->name;
+        size_t same = 0, rank = 0;
+        for (size_t e = 0; e < n; ++e) {
+            if (strcmp(clc_batch_device(batch, e)->name, name) == 0) {
+                ++same;
+                if (e < d)
+                    ++rank;
+            }
+        }
+        if (same > 1)
+            cli_print("  %s #%zu: %zu items", name, rank + 1, clc_batch_items_done(batch, d));
+        else
+            cli_print("  %s: %zu items", name, clc_batch_items_done(batch, d));
     }
 }
 
 int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user)
 {
-    batch_job job = {b, ext, convert, user};
-    if (!b->count) {
-        fprintf(stderr, "clcompute: no input files\n");
+    if (!b->npaths) {
+        cli_error("no inputs (give files or folders, then -o OUTDIR)");
         return CLI_EXIT_USAGE;
     }
-    struct stat st;
-    if (stat(b->outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "clcompute: output folder '%s' does not exist\n", b->outdir);
+    if (cli_batch_expand(b) != 0)
         return CLI_EXIT_FAILURE;
+    if (!b->count) {
+        cli_error("no %s among the inputs", b->kind);
+        return CLI_EXIT_FAILURE;
+    }
+    char **outs = NULL;
+    int rc = plan_outputs(b, ext, &outs);
+    if (rc != 0)
+        return rc;
+    stopper s = {NULL, 0};
+    clc_status *statuses = malloc(b->count * sizeof *statuses);
+    if (!statuses || cli_interrupt_begin(stop, &s) != 0) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_FAILURE;
+        goto done;
     }
     clc_batch_options o = {0};
     o.devices = b->devices;
@@ -204,43 +440,40 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
     o.workers_per_device = b->workers ? b->workers : default_workers();
     clc_batch *batch = NULL;
     if (clc_batch_create(&o, &batch) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute: %s\n", clc_last_error());
-        return CLI_EXIT_FAILURE;
+        cli_interrupt_end();
+        cli_error("%s", clc_last_error());
+        rc = CLI_EXIT_FAILURE;
+        goto done;
     }
-    clc_status *statuses = malloc(b->count * sizeof *statuses);
-    if (!statuses) {
-        clc_batch_destroy(batch);
-        fprintf(stderr, "clcompute: out of memory\n");
-        return CLI_EXIT_FAILURE;
-    }
-    running = batch;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, &old);
+    atomic_store(&s.batch, batch);
+    batch_job job = {b, outs, convert, user};
     progress_state p = {now(), 0.0, isatty(STDERR_FILENO), b->quiet};
-    const clc_status result =
+    if (!atomic_load(&s.requested))
         clc_batch_run(batch, b->count, run_item, &job, statuses, progress, &p);
-    sigaction(SIGINT, &old, NULL);
-    running = NULL;
+    else
+        for (size_t i = 0; i < b->count; ++i)
+            statuses[i] = CLC_ERROR_CANCELLED;
+    const int interrupted = cli_interrupted();
+    cli_interrupt_end();
+    cli_progress_end();
     size_t failed = 0, cancelled = 0;
     for (size_t i = 0; i < b->count; ++i) {
         failed += statuses[i] != CLC_SUCCESS && statuses[i] != CLC_ERROR_CANCELLED;
         cancelled += statuses[i] == CLC_ERROR_CANCELLED;
     }
-    if (!b->quiet) {
-        for (size_t d = 0; d < clc_batch_device_count(batch); ++d)
-            fprintf(stderr, "  %s: %zu items\n", clc_batch_device(batch, d)->name,
-                    clc_batch_items_done(batch, d));
-    }
-    if (cancelled)
-        fprintf(stderr,
-                "clcompute: interrupted: %zu of %zu items not started; every file "
-                "written is complete\n",
-                cancelled, b->count);
+    if (!b->quiet)
+        summary(batch);
+    if (interrupted)
+        cli_error("interrupted: %zu of %zu items not started; every file written is complete",
+                  cancelled, b->count);
     if (failed)
-        fprintf(stderr, "clcompute: %zu of %zu items failed (messages above)\n", failed, b->count);
-    free(statuses);
+        cli_error("%zu of %zu items failed (messages above)", failed, b->count);
+    rc = interrupted ? CLI_EXIT_INTERRUPTED : failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     clc_batch_destroy(batch);
-    return result == CLC_SUCCESS ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+done:
+    free(statuses);
+    for (size_t i = 0; i < b->count; ++i)
+        free(outs[i]);
+    free(outs);
+    return rc;
 }

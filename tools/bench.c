@@ -55,7 +55,7 @@ static int parse_kernels(const char *text, int *want)
             if (strcmp(tok, kernel_names[k]) == 0)
                 want[k] = found = 1;
         if (!found) {
-            fprintf(stderr, "clcompute bench: unknown kernel '%s' (gray, cloud, reduce)\n", tok);
+            cli_error("unknown kernel '%s' (gray, cloud, reduce)", tok);
             return 0;
         }
     }
@@ -81,7 +81,7 @@ static size_t run_cases(clc_context *ctx, const bench_config *config, const int 
     const size_t nimages = quick ? 2 : 4;
     const size_t nreductions = sizeof reductions / sizeof reductions[0];
     if (2 * (nimages + 1) + nreductions * 4 > capacity) {
-        fprintf(stderr, "clcompute bench: more cases than rows (%zu)\n", capacity);
+        cli_error("more cases than rows (%zu)", capacity);
         *failed = 1;
         return 0;
     }
@@ -206,34 +206,37 @@ static void print_json(const report *r)
 int cmd_bench(int argc, char **argv)
 {
     const char *device = NULL;
-    int want[3] = {1, 1, 1}, quick = 0, json = 0, repeats = 0;
-    for (int i = 1; i < argc; ++i) {
-        const int has_value = i + 1 < argc;
-        if (strcmp(argv[i], "--kernels") == 0 && has_value) {
-            if (!parse_kernels(argv[++i], want))
-                return CLI_EXIT_USAGE;
-        } else if (strcmp(argv[i], "--repeats") == 0 && has_value) {
-            repeats = atoi(argv[++i]);
-            if (repeats < 1 || repeats > 1000) {
-                fprintf(stderr, "clcompute bench: --repeats takes 1 to 1000\n");
-                return CLI_EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--device") == 0 && has_value) {
-            device = argv[++i];
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    int want[3] = {1, 1, 1}, quick = 0, json = 0;
+    unsigned repeats = 0;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    for (int kind; (kind = cli_next(&a)) != CLI_END;) {
+        if (kind == CLI_POSITIONAL) {
+            cli_error("unexpected argument '%s' (see clcompute bench --help)", a.arg);
+            return CLI_EXIT_USAGE;
+        } else if (cli_is(&a, "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
+        } else if (cli_is(&a, "--kernels")) {
+            const char *v = cli_value(&a);
+            if (!v || !parse_kernels(v, want))
+                return CLI_EXIT_USAGE;
+        } else if (cli_is(&a, "--repeats")) {
+            if (cli_whole(&a, 1, 1000, &repeats) != 0)
+                return CLI_EXIT_USAGE;
+        } else if (cli_is(&a, "--device")) {
+            if (!(device = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+        } else if (cli_is(&a, "--quick") || cli_is(&a, "--json")) {
+            if (cli_flag(&a) != 0)
+                return CLI_EXIT_USAGE;
+            *(cli_is(&a, "--quick") ? &quick : &json) = 1;
         } else {
-            usage(stderr);
-            return CLI_EXIT_USAGE;
+            return cli_unknown(&a);
         }
     }
     report r = {0};
-    r.repeats = repeats ? repeats : quick ? 3 : 11;
+    r.repeats = repeats ? (int)repeats : quick ? 3 : 11;
     const bench_config config = {r.repeats};
 
     clc_context_options options = {0};
@@ -241,7 +244,7 @@ int cmd_bench(int argc, char **argv)
     options.profiling = 1;
     clc_context *ctx = NULL;
     if (clc_context_create(&options, &ctx) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute bench: %s\n", clc_last_error());
+        cli_error("%s", clc_last_error());
         return CLI_EXIT_FAILURE;
     }
     r.device = clc_context_device(ctx);
@@ -250,7 +253,7 @@ int cmd_bench(int argc, char **argv)
         r.copy_bytes /= 2;
     if (clc_measure_copy_bandwidth(ctx, r.copy_bytes, quick ? 5 : 20, &r.copy_gbps) !=
         CLC_SUCCESS) {
-        fprintf(stderr, "clcompute bench: copy bandwidth: %s\n", clc_last_error());
+        cli_error("copy bandwidth: %s", clc_last_error());
         clc_context_destroy(ctx);
         return CLI_EXIT_FAILURE;
     }

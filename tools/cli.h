@@ -1,4 +1,5 @@
-/* Shared pieces of the clcompute command-line tool. */
+/* Shared pieces of the clcompute command-line tool: arguments (args.c), messages, whole-file
+ * output and interruption (output.c), batches of files (batch.c). */
 #ifndef CLCOMPUTE_TOOL_CLI_H
 #define CLCOMPUTE_TOOL_CLI_H
 
@@ -7,56 +8,148 @@
 
 #include <clcompute/clcompute.h>
 
-/* Exit codes: scripts tell a usage mistake from a failure of the work itself. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Exit codes: scripts tell a usage mistake from a failure of the work itself, and an interrupted
+ * run as shells report a Ctrl-C (128 + SIGINT). */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAILURE 1
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_INTERRUPTED 130
 
+/* ---- arguments (args.c) ------------------------------------------------------------------- */
+
+/* A subcommand's arguments, read one at a time: options as "--name value", "--name=value" or
+ * flags, "--" ending options, anything else positional. */
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int next;          /* index of the next argument */
+    int options_ended; /* after "--" */
+    char name[64];     /* the current option, without "=value" */
+    const char *given; /* the value given as "--name=value", or NULL */
+    const char *arg;   /* the current argument as given (a positional's text) */
+} cli_args;
+
+enum { CLI_END = 0, CLI_OPTION = 1, CLI_POSITIONAL = 2 };
+
+/* argv[0] is the subcommand's name; its arguments follow. */
+void cli_args_init(cli_args *a, int argc, char **argv);
+/* Steps to the next argument: CLI_OPTION (a->name), CLI_POSITIONAL (a->arg) or CLI_END. */
+int cli_next(cli_args *a);
+/* Whether the current option is `name`; "-h" and "--help" both answer to "--help". */
+int cli_is(const cli_args *a, const char *name);
+/* The current option's value: inline, or the next argument (which may start with '-' only as a
+ * number does). NULL after "option --name needs a value". */
+const char *cli_value(cli_args *a);
+/* For a flag: 0, or -1 after "option --name takes no value" when one was given inline. */
+int cli_flag(const cli_args *a);
+/* "unknown option '--x' (see clcompute gray --help)"; returns CLI_EXIT_USAGE. */
+int cli_unknown(const cli_args *a);
+
+/* The value of the current option as a number: finite and (CLI_POSITIVE) above zero or
+ * (CLI_NONNEGATIVE) at least zero; 0, or -1 after a message naming the option and the text. */
+enum { CLI_POSITIVE, CLI_NONNEGATIVE };
+int cli_number(cli_args *a, int rule, double *out);
+/* A whole number from lo to hi; 0, or -1 after a message. */
+int cli_whole(cli_args *a, unsigned long lo, unsigned long hi, unsigned *out);
+
+/* ---- messages (output.c) ------------------------------------------------------------------ */
+
+/* The prefix of every message ("clcompute gray"); set once, before any thread starts. */
+void cli_set_command(const char *name);
+const char *cli_command(void);
+/* "PREFIX: message" on stderr, from any thread, below a progress line (which is cleared first and
+ * drawn again by the next update). */
+void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* A plain line on stderr, same rules. */
+void cli_print(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Draws text as the progress line of a terminal, over the previous one (padded: nothing of a
+ * longer previous line stays). */
+void cli_progress_line(const char *text);
+/* Ends a progress line that is drawn, so that what follows starts on a line of its own. */
+void cli_progress_end(void);
 /* Writes s as a JSON string literal, quotes included. */
 void cli_json_string(FILE *out, const char *s);
 
+/* ---- whole files and interruption (output.c) ---------------------------------------------- */
+
 /* Writes a file through write(), atomically: a temporary file beside path, renamed over it only
- * when everything was written. On failure nothing is left behind and error says why. */
+ * when everything was written. On failure nothing is left behind and error says why. While it
+ * runs, the temporary file is known to the interrupt handling below. */
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size);
 
-/* Batch mode of a subcommand: several inputs (files, or folders of files) into OUTDIR. */
-#define CLI_BATCH_OPTIONS                                                                          \
-    "  Batch options: --device LIST (\"gpu,cpu\", \"all\"), --cpu-partitions N (split CPU\n"       \
-    "  devices), --workers N (a device; default one a host core, as reading and writing\n"         \
-    "  files takes a core each; 1 = one blocking call at a time), --quiet.\n"
+/* From here to cli_interrupt_end, Ctrl-C (SIGINT) and SIGTERM are taken by a thread of the tool.
+ * The first calls stop(arg) and says "stopping after the files in progress"; the second (or the
+ * first, when stop is NULL) removes the temporary files of every write in progress and exits
+ * with CLI_EXIT_INTERRUPTED at once. Must be called before any other thread starts (the
+ * signals are blocked in every thread made afterwards, the OpenCL driver's included). */
+int cli_interrupt_begin(void (*stop)(void *arg), void *arg);
+/* Whether an interrupt came since cli_interrupt_begin. */
+int cli_interrupted(void);
+void cli_interrupt_end(void);
+
+/* ---- batches (batch.c) -------------------------------------------------------------------- */
+
+/* One input of a batch, and the name of its output: OUTDIR/rel + extension, where rel is the
+ * file's name without extension, preceded by its folder below an input folder with
+ * --recursive. */
+typedef struct cli_item {
+    char *path;
+    char *rel;
+} cli_item;
 
 typedef struct cli_batch {
-    char **inputs;
+    const char **paths; /* as given: files and folders */
+    size_t npaths;
+    cli_item *items; /* expanded by cli_batch_run (or cli_batch_expand) */
     size_t count;
     const char *outdir;
     const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
     unsigned workers;        /* workers a device; 0: one a host core */
-    int quiet;
-    const char *single[2]; /* IN OUT of single mode, until -o or a third path says batch */
-    int nsingle;
+    int quiet, recursive;
+    /* Which files of a folder are inputs, by name: what is not is skipped and listed. */
+    int (*accept)(const char *name);
+    const char *kind;       /* "images", "depth images": for messages */
+    const char *extensions; /* what accept takes: "png, pgm" */
 } cli_batch;
 
-/* Consumes a batch option at argv[*i] (advancing *i past its value); 1 if it was one, 0 if not,
- * -1 after a message for a bad value. */
-int cli_batch_option(cli_batch *b, int argc, char **argv, int *i);
-/* Adds a file, or every regular file of a folder (sorted); -1 with a message on failure. */
-int cli_batch_add(cli_batch *b, const char *path);
-/* A path argument: kept as IN or OUT of single mode (b->single) while there are at most two and
- * no -o; once -o is given or a third path comes, every path so far and after is an input. Call
- * again with NULL after the last argument, so that -o given after the paths counts too. -1 with
- * a message on failure. */
+#define CLI_BATCH_OPTIONS                                                                          \
+    "  Batch options: -o OUTDIR (made if missing), --recursive (folders' subfolders too,\n"        \
+    "  mirrored in OUTDIR), --device LIST (\"all\", \"gpu,cpu\", \"gpu/cpu\": see\n"               \
+    "  clcompute devices --help), --cpu-partitions N (split CPU devices), --workers N (a\n"        \
+    "  device; default one a host core, as decoding and encoding take a core each; 1 = one\n"      \
+    "  blocking call at a time), --quiet (errors only).\n"
+
+/* Consumes a batch option (-o, --recursive, --cpu-partitions, --workers, --quiet); 1 if it was
+ * one, 0 if not, -1 after a message for a bad value. */
+int cli_batch_option(cli_batch *b, cli_args *a);
+/* Keeps a path argument. */
 int cli_batch_path(cli_batch *b, const char *path);
+/* Expands the paths into items: files as given, folders by `accept` (subfolders with
+ * recursive), sorted; lists what was skipped (unless quiet). 0, or -1 after a message. */
+int cli_batch_expand(cli_batch *b);
 void cli_batch_free(cli_batch *b);
+
+/* Converts item `in` into file `out` on a worker's context; 0, or -1 after printing why. */
+typedef int (*cli_convert)(clc_context *ctx, const cli_item *in, const char *out, void *user);
+/* Expands the inputs, checks before any work that no two write the same output and that none
+ * overwrites an input, makes OUTDIR (and its subfolders) and checks it can be written, then runs
+ * convert for every item on the selected devices with progress and Ctrl-C handling. The exit
+ * code: 0 when every item succeeded, 1 otherwise (each failure reported), 2 for a usage mistake,
+ * CLI_EXIT_INTERRUPTED after Ctrl-C. */
+int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user);
+
 /* A file's name without folder and extension: its start in *start, its length returned. */
 size_t cli_stem(const char *path, const char **start);
-/* Converts file `in` into `out` on a worker's context; 0, or -1 after printing why. */
-typedef int (*cli_convert)(clc_context *ctx, const char *in, const char *out, void *user);
-/* Runs convert for every input, writing OUTDIR/<input name without extension><ext>, on the
- * selected devices with progress and Ctrl-C handling; the exit code: 0 when every item
- * succeeded, 1 otherwise (each failure already reported). */
-int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user);
+
+/* ---- subcommands -------------------------------------------------------------------------- */
 
 int cmd_devices(int argc, char **argv);
 int cmd_gray(int argc, char **argv);

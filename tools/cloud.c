@@ -1,112 +1,76 @@
-/* clcompute cloud DEPTH OUT.ply: a 16-bit depth PNG (and optional colour image) to a PLY cloud. */
+/* clcompute cloud DEPTH OUT.ply: a 16-bit depth image (and optional colour image) to a PLY cloud.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
-
-#include <stb/stb_image.h>
 
 #include <clcompute/clcompute.h>
 
 #include "cli.h"
+#include "image.h"
 #include "ply.h"
 
 static void usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: clcompute cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F\n"
+        "usage: clcompute cloud DEPTH OUT.ply (--fx F --fy F --cx F --cy F | --intrinsics FILE)\n"
         "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
         "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
         "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...) [--color DIR]\n"
         "           [batch options] [...]\n"
-        "  DEPTH: 16-bit single-channel PNG in sensor units (S per metre, default 1000);\n"
-        "  points at or beyond T metres (default 1000) are dropped. --color: an 8-bit\n"
-        "  image of the same size whose pixels colour the points. --organized keeps one\n"
-        "  point per sampled pixel (NaN where invalid). OUT is binary PLY unless --ascii.\n"
-        "  --intrinsics: Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width height\".\n"
-        "  With -o: every DEPTH (a folder means its files) becomes OUTDIR/NAME.ply, as for\n"
-        "  clcompute gray -o; --color FOLDER colours each with the image of the same "
-        "NAME.\n" CLI_BATCH_OPTIONS);
+        "\n"
+        "Depth image to point cloud, with Open3D's semantics (create_from_depth_image: same\n"
+        "points, same order). DEPTH: a 16-bit single-channel PNG or PGM in sensor units.\n"
+        "  --fx, --fy F       focal lengths in pixels (positive)\n"
+        "  --cx, --cy F       principal point in pixels (not negative)\n"
+        "  --intrinsics FILE  Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width\n"
+        "                     height\" (then every DEPTH must have that size)\n"
+        "  --depth-scale S    sensor units per metre (positive; default 1000)\n"
+        "  --depth-trunc T    points at or beyond T metres are dropped (positive; default 1000)\n"
+        "  --stride N         every N-th pixel of every N-th row (1 to 65535; default 1)\n"
+        "  --color IMAGE      an 8-bit image of the same size colouring the points (with -o: a\n"
+        "                     folder of images named as the depth files)\n"
+        "  --organized        one point per sampled pixel, NaN where invalid\n"
+        "  --ascii            ASCII PLY (default binary little-endian)\n"
+        "  --allow-8bit       take an 8-bit DEPTH's values as sensor units\n"
+        "  --device SEL       the device (clcompute devices --help)\n"
+        "  -h, --help         this text\n"
+        "OUT must end in .ply. With -o: every DEPTH (a folder means its .png and .pgm files)\n"
+        "becomes OUTDIR/NAME.ply, as for clcompute gray -o.\n" CLI_BATCH_OPTIONS);
 }
 
-static int parse_double(const char *flag, const char *text, double *value)
-{
-    char *end = NULL;
-    errno = 0;
-    *value = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || !isfinite(*value)) {
-        fprintf(stderr, "clcompute cloud: %s needs a finite number, not '%s'\n", flag, text);
-        return -1;
-    }
-    return 0;
-}
-
-static int check_file(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "clcompute cloud: cannot read '%s': %s\n", path, strerror(errno));
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "clcompute cloud: '%s' is a directory, not an image\n", path);
-        return -1;
-    }
-    return 0;
-}
-
-/* Loads the depth image as 16-bit values; 8-bit files only when allowed. */
+/* Loads the depth image as 16-bit values; 8-bit files only when allowed. NULL after a message. */
 static uint16_t *load_depth(const char *path, int allow_8bit, int *w, int *h)
 {
-    if (check_file(path) != 0)
+    img image;
+    if (img_read(path, 0, 1, &image) != 0)
         return NULL;
-    int channels = 0;
-    if (!stbi_info(path, w, h, &channels)) {
-        fprintf(stderr, "clcompute cloud: '%s' is not an image stb can decode (%s)\n", path,
-                stbi_failure_reason());
-        return NULL;
-    }
-    if (channels != 1) {
-        fprintf(stderr, "clcompute cloud: depth image '%s' has %d channels; it needs one\n", path,
-                channels);
-        return NULL;
-    }
-    if (stbi_is_16_bit(path)) {
-        uint16_t *values = stbi_load_16(path, w, h, &channels, 1);
-        if (!values)
-            fprintf(stderr,
-                    "clcompute cloud: '%s' is not an image stb can decode (truncated or corrupt; "
-                    "stb says: %s)\n",
-                    path, stbi_failure_reason());
-        return values;
-    }
-    if (!allow_8bit) {
-        fprintf(stderr,
-                "clcompute cloud: depth image '%s' is 8-bit; depth sensors write 16-bit PNGs "
-                "(pass --allow-8bit to use its values as sensor units)\n",
-                path);
-        return NULL;
-    }
-    unsigned char *bytes = stbi_load(path, w, h, &channels, 1);
-    if (!bytes) {
-        fprintf(stderr,
-                "clcompute cloud: '%s' is not an image stb can decode (truncated or corrupt; "
-                "stb says: %s)\n",
-                path, stbi_failure_reason());
-        return NULL;
-    }
-    uint16_t *wide = malloc((size_t)*w * (size_t)*h * sizeof *wide);
-    if (!wide)
-        fprintf(stderr, "clcompute cloud: out of memory\n");
-    if (wide)
+    *w = image.width;
+    *h = image.height;
+    uint16_t *values = NULL;
+    if (image.channels != 1) {
+        cli_error("depth image '%s' has %d channels; it needs one", path, image.channels);
+    } else if (image.bits == 16) {
+        values = (uint16_t *)image.pixels;
+        image.pixels = NULL; /* kept: freed with free() (stb allocates with malloc) */
+    } else if (!allow_8bit) {
+        cli_error("depth image '%s' is 8-bit; depth sensors write 16-bit PNGs (pass "
+                  "--allow-8bit to use its values as sensor units)",
+                  path);
+    } else if (!(values = malloc((size_t)*w * (size_t)*h * sizeof *values))) {
+        cli_error("out of memory");
+    } else {
         for (size_t i = 0; i < (size_t)*w * (size_t)*h; ++i)
-            wide[i] = bytes[i];
-    stbi_image_free(bytes);
-    return wide;
+            values[i] = image.pixels[i];
+    }
+    img_free(&image);
+    return values;
 }
 
 static int write_ply(FILE *out, void *arg)
@@ -121,10 +85,9 @@ typedef struct cloud_job {
     clc_cloud_options options;
     int ascii, allow_8bit, quiet;
     const char *device; /* single-file mode: the context is made here */
-    /* Batch mode with --color FOLDER: its files sorted by name without extension, so that each
+    /* Batch mode with --color FOLDER: its images sorted by name without extension, so that each
      * depth file finds the colour image of the same name (depth/000123.png, color/000123.jpg). */
-    const char **color_files;
-    size_t color_count;
+    const cli_batch *colors;
 } cloud_job;
 
 /* Converts one depth image (and colour image); 0, or -1 after printing why. */
@@ -132,31 +95,26 @@ static int convert_depth(clc_context *ctx, const cloud_job *job, const char *dep
                          const char *color_path, const char *out_path)
 {
     int rc = -1, w = 0, h = 0;
-    unsigned char *rgb = NULL;
+    const unsigned char *rgb = NULL;
     float *points = NULL;
     unsigned char *colors = NULL;
     clc_context *own = NULL;
+    img color = {0};
     uint16_t *depth = load_depth(depth_path, job->allow_8bit, &w, &h);
     if (!depth)
         goto done;
     if (job->width && (w != job->width || h != job->height)) {
-        fprintf(stderr, "clcompute cloud: '%s' is %d x %d; the intrinsics are for %d x %d\n",
-                depth_path, w, h, job->width, job->height);
+        cli_error("'%s' is %d x %d; the intrinsics are for %d x %d", depth_path, w, h, job->width,
+                  job->height);
         goto done;
     }
     if (color_path) {
-        int cw = 0, ch = 0, cc = 0;
-        if (check_file(color_path) != 0)
+        if (img_read(color_path, 3, 0, &color) != 0)
             goto done;
-        rgb = stbi_load(color_path, &cw, &ch, &cc, 3);
-        if (!rgb) {
-            fprintf(stderr, "clcompute cloud: '%s' is not an image stb can decode (%s)\n",
-                    color_path, stbi_failure_reason());
-            goto done;
-        }
-        if (cw != w || ch != h) {
-            fprintf(stderr, "clcompute cloud: colour image is %d x %d but depth is %d x %d\n", cw,
-                    ch, w, h);
+        rgb = color.pixels;
+        if (color.width != w || color.height != h) {
+            cli_error("colour image '%s' is %d x %d but depth is %d x %d", color_path, color.width,
+                      color.height, w, h);
             goto done;
         }
     }
@@ -164,33 +122,33 @@ static int convert_depth(clc_context *ctx, const cloud_job *job, const char *dep
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, (size_t)w, (size_t)h, 0};
     size_t grid = 0, count = 0;
     if (clc_cloud_grid_size(&ddesc, &job->options, &grid) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute cloud: %s\n", clc_last_error());
+        cli_error("%s", clc_last_error());
         goto done;
     }
     points = malloc(grid * 12);
     colors = rgb ? malloc(grid * 3) : NULL;
     if (!points || (rgb && !colors)) {
-        fprintf(stderr, "clcompute cloud: out of memory for %zu points\n", grid);
+        cli_error("out of memory for %zu points", grid);
         goto done;
     }
     if (!ctx) {
         clc_context_options copts = {0};
         copts.device = job->device;
         if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
-            fprintf(stderr, "clcompute cloud: %s\n", clc_last_error());
+            cli_error("%s", clc_last_error());
             goto done;
         }
         ctx = own;
     }
     if (clc_depth_to_points(ctx, &ddesc, depth, rgb ? &cdesc : NULL, rgb, &job->k, &job->options,
                             points, colors, grid, &count) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute cloud: '%s': %s\n", depth_path, clc_last_error());
+        cli_error("'%s': %s", depth_path, clc_last_error());
         goto done;
     }
     ply_cloud cloud = {points, colors, count, job->ascii};
     char error[512];
     if (cli_write_atomic(out_path, write_ply, &cloud, error, sizeof error) != 0) {
-        fprintf(stderr, "clcompute cloud: %s\n", error);
+        cli_error("%s", error);
         goto done;
     }
     if (!job->quiet)
@@ -200,7 +158,7 @@ done:
     clc_context_destroy(own);
     free(points);
     free(colors);
-    stbi_image_free(rgb);
+    img_free(&color);
     free(depth);
     return rc;
 }
@@ -210,13 +168,21 @@ done:
  * "fx fy cx cy width height". 0, or -1 after printing why. */
 static int read_intrinsics(const char *path, cloud_job *job)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    FILE *f = NULL;
+    if (stat(path, &st) != 0 || (S_ISREG(st.st_mode) && !(f = fopen(path, "rb")))) {
+        cli_error("cannot read intrinsics '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (!f) {
+        cli_error("cannot read intrinsics '%s': not a regular file", path);
+        return -1;
+    }
     char text[4096];
-    const size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f)
-        fclose(f);
-    if (!f || n == 0) {
-        fprintf(stderr, "clcompute cloud: cannot read intrinsics '%s'\n", path);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    if (n == 0) {
+        cli_error("cannot read intrinsics '%s': the file is empty", path);
         return -1;
     }
     text[n] = '\0';
@@ -242,11 +208,11 @@ static int read_intrinsics(const char *path, cloud_job *job)
         ok = sscanf(text, "%lf %lf %lf %lf %d %d", &fx, &fy, &cx, &cy, &w, &h) == 6;
     }
     if (!ok || w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) ||
-        !isfinite(cy) || fx == 0 || fy == 0) {
-        fprintf(stderr,
-                "clcompute cloud: '%s' is neither Open3D intrinsics JSON nor \"fx fy cx cy width "
-                "height\" with non-zero focal lengths and a positive size\n",
-                path);
+        !isfinite(cy) || !(fx > 0) || !(fy > 0) || cx < 0 || cy < 0) {
+        cli_error("'%s' is neither Open3D intrinsics JSON nor \"fx fy cx cy width height\" with "
+                  "positive focal lengths, a principal point that is not negative and a positive "
+                  "size",
+                  path);
         return -1;
     }
     job->k = (clc_intrinsics){fx, fy, cx, cy};
@@ -255,157 +221,178 @@ static int read_intrinsics(const char *path, cloud_job *job)
     return 0;
 }
 
-static int stem_compare(const char *a, const char *b)
+static int by_rel(const void *a, const void *b)
 {
-    const char *sa = NULL, *sb = NULL;
-    const size_t na = cli_stem(a, &sa), nb = cli_stem(b, &sb);
-    const int c = memcmp(sa, sb, na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
+    return strcmp(((const cli_item *)a)->rel, ((const cli_item *)b)->rel);
 }
 
-static int by_stem(const void *a, const void *b)
-{
-    return stem_compare(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int convert_one(clc_context *ctx, const char *in, const char *out, void *arg)
+static int convert_item(clc_context *ctx, const cli_item *in, const char *out, void *arg)
 {
     const cloud_job *job = arg;
-    if (!job->color_files)
-        return convert_depth(ctx, job, in, NULL, out);
-    const char *const *color =
-        bsearch(&in, job->color_files, job->color_count, sizeof *job->color_files, by_stem);
+    if (!job->colors)
+        return convert_depth(ctx, job, in->path, NULL, out);
+    const cli_item *color = bsearch(in, job->colors->items, job->colors->count, sizeof *in, by_rel);
     if (!color) {
-        const char *s = NULL;
-        const int n = (int)cli_stem(in, &s);
-        fprintf(stderr, "clcompute cloud: no colour image named '%.*s' for '%s'\n", n, s, in);
+        cli_error("no colour image named '%s' for '%s'", in->rel, in->path);
         return -1;
     }
-    return convert_depth(ctx, job, in, *color, out);
+    return convert_depth(ctx, job, in->path, color->path, out);
 }
 
-/* --color FOLDER in batch mode: its files, sorted by stem; two with one stem are ambiguous. */
-static int index_colors(cloud_job *job, cli_batch *colors, const char *folder)
+/* --color FOLDER in batch mode: its images, by name without extension (and subfolder with
+ * --recursive); two with one name are ambiguous. */
+static int index_colors(cloud_job *job, cli_batch *colors, const char *folder, int recursive)
 {
     struct stat st;
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr,
-                "clcompute cloud: with -o, --color takes a folder of colour images named as "
-                "the depth files; '%s' is not a folder\n",
-                folder);
+        cli_error("with -o, --color takes a folder of colour images named as the depth files; "
+                  "'%s' is not a folder",
+                  folder);
         return -1;
     }
-    if (cli_batch_add(colors, folder) != 0)
+    colors->accept = img_is_image_name;
+    colors->kind = "images";
+    colors->extensions = IMG_IMAGE_EXTENSIONS;
+    colors->recursive = recursive;
+    colors->quiet = 1;
+    if (cli_batch_path(colors, folder) != 0 || cli_batch_expand(colors) != 0)
         return -1;
-    qsort(colors->inputs, colors->count, sizeof *colors->inputs, by_stem);
+    qsort(colors->items, colors->count, sizeof *colors->items, by_rel);
     for (size_t i = 1; i < colors->count; ++i) {
-        if (stem_compare(colors->inputs[i - 1], colors->inputs[i]) == 0) {
-            fprintf(stderr,
-                    "clcompute cloud: '%s' and '%s' have the same name; which colours "
-                    "the depth file of that name is ambiguous\n",
-                    colors->inputs[i - 1], colors->inputs[i]);
+        if (strcmp(colors->items[i - 1].rel, colors->items[i].rel) == 0) {
+            cli_error("'%s' and '%s' have the same name; which colours the depth file of that "
+                      "name is ambiguous",
+                      colors->items[i - 1].path, colors->items[i].path);
             return -1;
         }
     }
-    job->color_files = (const char **)colors->inputs;
-    job->color_count = colors->count;
+    job->colors = colors;
     return 0;
+}
+
+/* The output's name must say PLY: the format follows the extension, and PLY is what is written. */
+static int check_output(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && !strchr(dot, '/') && strcasecmp(dot, ".ply") == 0)
+        return 0;
+    cli_error("cannot write '%s': point clouds are written as PLY, so OUT must end in .ply", path);
+    return -1;
 }
 
 int cmd_cloud(int argc, char **argv)
 {
     const char *color_path = NULL, *intrinsics = NULL;
-    int rc = CLI_EXIT_USAGE, opt = 0;
+    int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
+    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_NONNEGATIVE, CLI_NONNEGATIVE};
     cloud_job job = {0};
     cli_batch batch = {0}, colors = {0};
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const int has_value = i + 1 < argc;
+    batch.accept = img_is_depth_name;
+    batch.kind = "depth images";
+    batch.extensions = IMG_DEPTH_EXTENSIONS;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    while ((kind = cli_next(&a)) != CLI_END) {
         int matched = 0;
-        for (int j = 0; j < 4; ++j) {
-            if (strcmp(a, k_flags[j]) == 0 && has_value) {
-                if (parse_double(a, argv[++i], &k[j]) != 0)
+        for (int j = 0; kind == CLI_OPTION && j < 4; ++j) {
+            if (cli_is(&a, k_flags[j])) {
+                if (cli_number(&a, k_rules[j], &k[j]) != 0)
                     goto done;
                 matched = 1;
             }
         }
         if (matched)
             continue;
-        if (strcmp(a, "--depth-scale") == 0 && has_value) {
-            if (parse_double(a, argv[++i], &job.options.depth_scale) != 0)
+        if (kind == CLI_POSITIONAL) {
+            if (cli_batch_path(&batch, a.arg) != 0)
                 goto done;
-        } else if (strcmp(a, "--depth-trunc") == 0 && has_value) {
-            if (parse_double(a, argv[++i], &job.options.depth_trunc) != 0)
-                goto done;
-        } else if (strcmp(a, "--stride") == 0 && has_value) {
-            char *end = NULL;
-            const long s = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || s < 1 || s > 65535) {
-                fprintf(stderr, "clcompute cloud: --stride needs an integer from 1 to 65535\n");
-                goto done;
-            }
-            job.options.stride = (unsigned)s;
-        } else if (strcmp(a, "--color") == 0 && has_value) {
-            color_path = argv[++i];
-        } else if (strcmp(a, "--intrinsics") == 0 && has_value) {
-            intrinsics = argv[++i];
-        } else if (strcmp(a, "--device") == 0 && has_value) {
-            job.device = argv[++i];
-        } else if (strcmp(a, "-o") == 0 && has_value) {
-            batch.outdir = argv[++i];
-        } else if ((opt = cli_batch_option(&batch, argc, argv, &i)) != 0) {
-            if (opt < 0)
-                goto done;
-            job.quiet = batch.quiet;
-        } else if (strcmp(a, "--organized") == 0) {
-            job.options.layout = CLC_CLOUD_ORGANIZED;
-        } else if (strcmp(a, "--ascii") == 0) {
-            job.ascii = 1;
-        } else if (strcmp(a, "--allow-8bit") == 0) {
-            job.allow_8bit = 1;
-        } else if (strcmp(a, "--help") == 0) {
+        } else if (cli_is(&a, "--help")) {
             usage(stdout);
             rc = CLI_EXIT_OK;
             goto done;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "clcompute cloud: unknown option '%s'\n", a);
-            usage(stderr);
-            goto done;
-        } else if (cli_batch_path(&batch, a) != 0) {
+        } else if (cli_is(&a, "--depth-scale")) {
+            if (cli_number(&a, CLI_POSITIVE, &job.options.depth_scale) != 0)
+                goto done;
+        } else if (cli_is(&a, "--depth-trunc")) {
+            if (cli_number(&a, CLI_POSITIVE, &job.options.depth_trunc) != 0)
+                goto done;
+        } else if (cli_is(&a, "--stride")) {
+            if (cli_whole(&a, 1, 65535, &job.options.stride) != 0)
+                goto done;
+        } else if (cli_is(&a, "--color")) {
+            if (!(color_path = cli_value(&a)))
+                goto done;
+        } else if (cli_is(&a, "--intrinsics")) {
+            if (!(intrinsics = cli_value(&a)))
+                goto done;
+        } else if (cli_is(&a, "--device")) {
+            if (!(job.device = cli_value(&a)))
+                goto done;
+        } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
+            if (opt < 0)
+                goto done;
+        } else if (cli_is(&a, "--organized")) {
+            if (cli_flag(&a) != 0)
+                goto done;
+            job.options.layout = CLC_CLOUD_ORGANIZED;
+        } else if (cli_is(&a, "--ascii")) {
+            if (cli_flag(&a) != 0)
+                goto done;
+            job.ascii = 1;
+        } else if (cli_is(&a, "--allow-8bit")) {
+            if (cli_flag(&a) != 0)
+                goto done;
+            job.allow_8bit = 1;
+        } else {
+            rc = cli_unknown(&a);
             goto done;
         }
     }
-    if (cli_batch_path(&batch, NULL) != 0)
+    job.quiet = batch.quiet;
+    if (!batch.outdir && batch.npaths != 2) {
+        cli_error("give DEPTH OUT.ply, or depth images and -o OUTDIR (see clcompute cloud "
+                  "--help)");
+        goto done;
+    }
+    if (!batch.outdir && check_output(batch.paths[1]) != 0)
         goto done;
     if (intrinsics) {
+        for (int j = 0; j < 4; ++j) {
+            if (!isnan(k[j])) {
+                cli_error("%s and --intrinsics both give the intrinsics; give one", k_flags[j]);
+                goto done;
+            }
+        }
         if (read_intrinsics(intrinsics, &job) != 0)
             goto done;
     } else {
         for (int j = 0; j < 4; ++j) {
             if (isnan(k[j])) {
-                fprintf(stderr, "clcompute cloud: %s (or --intrinsics FILE) is required\n",
-                        k_flags[j]);
+                cli_error("%s (or --intrinsics FILE) is required", k_flags[j]);
                 goto done;
             }
         }
         job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
     }
     if (batch.outdir) {
-        if (color_path && index_colors(&job, &colors, color_path) != 0) {
+        if (color_path && index_colors(&job, &colors, color_path, batch.recursive) != 0) {
             rc = CLI_EXIT_FAILURE;
             goto done;
         }
         batch.devices = job.device;
         job.quiet = 1; /* the progress line speaks for the batch */
-        rc = cli_batch_run(&batch, ".ply", convert_one, &job);
-    } else if (batch.nsingle == 2 && batch.count == 0) {
-        rc = convert_depth(NULL, &job, batch.single[0], color_path, batch.single[1]) == 0
+        rc = cli_batch_run(&batch, ".ply", convert_item, &job);
+    } else {
+        if (cli_interrupt_begin(NULL, NULL) != 0) {
+            rc = CLI_EXIT_FAILURE;
+            goto done;
+        }
+        rc = convert_depth(NULL, &job, batch.paths[0], color_path, batch.paths[1]) == 0
                  ? CLI_EXIT_OK
                  : CLI_EXIT_FAILURE;
-    } else {
-        usage(stderr);
+        cli_interrupt_end();
     }
 done:
     cli_batch_free(&batch);

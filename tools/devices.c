@@ -1,4 +1,5 @@
 /* clcompute devices: a clinfo-style listing, and which device a selector picks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,28 +129,65 @@ static void print_choice_json(const clc_device_list *list, const choice *c)
     printf("}");
 }
 
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: clcompute devices [--json] [--device SEL]\n"
+        "\n"
+        "Lists every OpenCL platform and device, and which device is picked: by default, by\n"
+        "CLCOMPUTE_DEVICE when set, and by --device SEL when given (exit status 1 when a\n"
+        "selector picks nothing).\n"
+        "  --json        the same as JSON, for scripts\n"
+        "  --device SEL  a selector to try\n"
+        "  -h, --help    this text\n"
+        "\n"
+        "Selectors (--device of every command, CLCOMPUTE_DEVICE), case-insensitive:\n"
+        "  gpu | cpu | accelerator   the device of that type with the most compute units\n"
+        "  P:D                       device D of platform P, as listed here (\"1:0\")\n"
+        "  pocl | nvidia | intel | amd | apple\n"
+        "                            that vendor's platform\n"
+        "  NAME                      part of a device or platform name (\"h200\", \"pthread\")\n"
+        "  default                   the GPU with the most compute units, else an\n"
+        "                            accelerator, else the CPU (also: nothing given)\n"
+        "  all                       every device (for one device: the default)\n"
+        "  A/B                       A if it matches a device, else B: \"gpu/cpu\" is the GPU\n"
+        "                            if there is one, else the CPU\n"
+        "  A,B                       both (batches run on every device of the list; a\n"
+        "                            single file uses the first)\n"
+        "A selector (or part of a list) that matches nothing is an error, never a silent\n"
+        "fallback; '/' is the way to ask for one.\n");
+}
+
 int cmd_devices(int argc, char **argv)
 {
     int json = 0;
     const char *device = NULL;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            device = argv[++i];
-        } else {
-            fprintf(stderr,
-                    "clcompute devices: unexpected argument '%s'\n"
-                    "usage: clcompute devices [--json] [--device SELECTOR]\n",
-                    argv[i]);
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    for (int kind; (kind = cli_next(&a)) != CLI_END;) {
+        if (kind == CLI_POSITIONAL) {
+            cli_error("unexpected argument '%s' (see clcompute devices --help)", a.arg);
             return CLI_EXIT_USAGE;
+        } else if (cli_is(&a, "--help")) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_is(&a, "--json")) {
+            if (cli_flag(&a) != 0)
+                return CLI_EXIT_USAGE;
+            json = 1;
+        } else if (cli_is(&a, "--device")) {
+            if (!(device = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+        } else {
+            return cli_unknown(&a);
         }
     }
 
     clc_device_list *list = NULL;
     clc_status st = clc_devices_query(&list);
     if (st != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute devices: %s\n", clc_last_error());
+        cli_error("%s", clc_last_error());
         return CLI_EXIT_FAILURE;
     }
 
@@ -189,7 +227,7 @@ int cmd_devices(int argc, char **argv)
     int rc = CLI_EXIT_OK;
     for (size_t i = 0; i < n; ++i) {
         if (choices[i].status != CLC_SUCCESS) {
-            fprintf(stderr, "clcompute devices: %s\n", choices[i].error);
+            cli_error("%s", choices[i].error);
             rc = CLI_EXIT_FAILURE;
         }
     }

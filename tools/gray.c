@@ -1,185 +1,178 @@
-/* clcompute gray IN OUT: any 8-bit image stb reads, converted to an 8-bit gray PNG. */
-#include <errno.h>
+/* clcompute gray IN OUT: an 8-bit image to 8-bit gray, written in the format OUT's name asks for.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
 
 #include <clcompute/clcompute.h>
 
 #include "cli.h"
+#include "image.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: clcompute gray IN OUT.png [--weights bt601|bt709] [--device SEL]\n"
-            "       clcompute gray IN... -o OUTDIR [batch options] [--weights ...]\n"
-            "  IN: PNG, JPEG, BMP, TGA, PNM... with 8-bit gray, gray+alpha, RGB or RGBA\n"
-            "  pixels; alpha is ignored as OpenCV does. OUT is written as 8-bit gray PNG.\n"
-            "  With -o: every IN (a folder means its files) becomes OUTDIR/NAME.png, on every\n"
-            "  device of LIST at once (\"gpu,cpu\", \"all\"); a bad file is reported and\n"
-            "  skipped, the exit status is 1 if any failed; Ctrl-C stops after the files in\n"
-            "  progress and never leaves a partial file.\n" CLI_BATCH_OPTIONS);
+            "usage: clcompute gray IN OUT [--weights bt601|bt709] [--device SEL]\n"
+            "       clcompute gray IN... -o OUTDIR [--format EXT] [batch options] [--weights ...]\n"
+            "\n"
+            "Converts images to 8-bit gray, bit-exact with OpenCV's cvtColor (BT.601; bt709 on\n"
+            "request). IN: PNG, JPEG, BMP, TGA, PGM/PPM or GIF with 8-bit gray, gray+alpha,\n"
+            "RGB or RGBA pixels (alpha is ignored, as OpenCV does). OUT is written in the format\n"
+            "its extension names (" IMG_WRITABLE_LIST "); anything else is refused before\n"
+            "IN is read. Files appear whole or not at all.\n"
+            "\n"
+            "With -o: every IN (a folder means its image files, by extension; other files are\n"
+            "skipped and listed) becomes OUTDIR/NAME.EXT (--format, default png), on every device\n"
+            "of --device at once. Two inputs that would write one output (photo.jpg and\n"
+            "photo.png) are refused before any work. A bad file is reported and skipped; the exit\n"
+            "status is 1 if any failed, 130 after Ctrl-C (which stops after the files in\n"
+            "progress; a second Ctrl-C stops at once, leaving no partial file).\n" CLI_BATCH_OPTIONS
+            "\n"
+            "  --device SEL   the device (clcompute devices --help); default: CLCOMPUTE_DEVICE,\n"
+            "                 else the GPU with the most compute units, else the CPU\n"
+            "  -h, --help     this text\n");
 }
 
-typedef struct png {
-    const uint8_t *pixels;
-    int width, height;
-} png;
-
-static void write_to_file(void *context, void *data, int size)
-{
-    FILE *f = context;
-    if (size > 0)
-        fwrite(data, 1, (size_t)size, f);
-}
-
-static int write_png(FILE *out, void *arg)
-{
-    const png *p = arg;
-    return stbi_write_png_to_func(write_to_file, out, p->width, p->height, 1, p->pixels, p->width)
-               ? 0
-               : -1;
-}
-
-/* Loads an 8-bit image; *channels is what the file holds (1 gray, 2 gray+alpha, 3, 4). */
-static uint8_t *load_image(const char *path, int *w, int *h, int *channels)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "clcompute gray: cannot read '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "clcompute gray: '%s' is a directory, not an image\n", path);
-        return NULL;
-    }
-    if (stbi_is_16_bit(path)) {
-        fprintf(stderr,
-                "clcompute gray: '%s' has 16-bit channels; only 8-bit images are "
-                "converted\n",
-                path);
-        return NULL;
-    }
-    uint8_t *pixels = stbi_load(path, w, h, channels, 0);
-    if (!pixels)
-        fprintf(stderr,
-                "clcompute gray: '%s' is not an image stb can decode (unknown format, truncated "
-                "or corrupt; stb says: %s)\n",
-                path, stbi_failure_reason());
-    return pixels;
-}
+typedef struct gray_job {
+    clc_gray_options options;
+    img_format format;  /* of the outputs */
+    const char *device; /* single-file mode: the context is made here */
+} gray_job;
 
 /* Converts one file; 0, or -1 after printing why. With ctx NULL (single-file mode) a context on
- * `device` is made only if the image has colour. */
-static int convert_file(clc_context *ctx, const char *device, const char *in, const char *out,
-                        const clc_gray_options *options)
+ * job->device is made only if the image has colour. */
+static int convert_file(clc_context *ctx, const gray_job *job, const char *in, const char *out)
 {
-    int w = 0, h = 0, channels = 0;
-    uint8_t *pixels = load_image(in, &w, &h, &channels);
-    if (!pixels)
+    img image;
+    if (img_read(in, 0, 0, &image) != 0)
         return -1;
     int rc = -1;
     clc_context *own = NULL;
-    uint8_t *gray = malloc((size_t)w * (size_t)h);
+    const size_t pixels = (size_t)image.width * (size_t)image.height;
+    uint8_t *gray = malloc(pixels);
     if (!gray) {
-        fprintf(stderr, "clcompute gray: out of memory for %d x %d pixels\n", w, h);
+        cli_error("out of memory for %d x %d pixels", image.width, image.height);
         goto done;
     }
-    if (channels <= 2) {
+    if (image.channels <= 2) {
         /* Already gray: keep the gray channel, drop alpha. */
-        for (size_t i = 0; i < (size_t)w * (size_t)h; ++i)
-            gray[i] = pixels[i * (size_t)channels];
+        for (size_t i = 0; i < pixels; ++i)
+            gray[i] = image.pixels[i * (size_t)image.channels];
     } else {
         if (!ctx) {
             clc_context_options copts = {0};
-            copts.device = device;
+            copts.device = job->device;
             if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
-                fprintf(stderr, "clcompute gray: %s\n", clc_last_error());
+                cli_error("%s", clc_last_error());
                 goto done;
             }
             ctx = own;
         }
-        const clc_image_desc src = {channels == 3 ? CLC_PIXEL_RGB8 : CLC_PIXEL_RGBA8, (size_t)w,
-                                    (size_t)h, 0};
-        const clc_image_desc dst = {CLC_PIXEL_GRAY8, (size_t)w, (size_t)h, 0};
-        if (clc_gray(ctx, &src, pixels, &dst, gray, options) != CLC_SUCCESS) {
-            fprintf(stderr, "clcompute gray: '%s': %s\n", in, clc_last_error());
+        const clc_image_desc src = {image.channels == 3 ? CLC_PIXEL_RGB8 : CLC_PIXEL_RGBA8,
+                                    (size_t)image.width, (size_t)image.height, 0};
+        const clc_image_desc dst = {CLC_PIXEL_GRAY8, (size_t)image.width, (size_t)image.height, 0};
+        if (clc_gray(ctx, &src, image.pixels, &dst, gray, &job->options) != CLC_SUCCESS) {
+            cli_error("'%s': %s", in, clc_last_error());
             goto done;
         }
     }
-    png image = {gray, w, h};
     char error[512];
-    if (cli_write_atomic(out, write_png, &image, error, sizeof error) != 0) {
-        fprintf(stderr, "clcompute gray: %s\n", error);
+    if (img_write_gray(out, job->format, gray, image.width, image.height, error, sizeof error) !=
+        0) {
+        cli_error("%s", error);
         goto done;
     }
     rc = 0;
 done:
     clc_context_destroy(own);
     free(gray);
-    stbi_image_free(pixels);
+    img_free(&image);
     return rc;
 }
 
-static int convert_one(clc_context *ctx, const char *in, const char *out, void *options)
+static int convert_item(clc_context *ctx, const cli_item *in, const char *out, void *job)
 {
-    return convert_file(ctx, NULL, in, out, options);
+    return convert_file(ctx, job, in->path, out);
 }
 
 int cmd_gray(int argc, char **argv)
 {
-    const char *device = NULL;
     cli_batch batch = {0};
-    int rc = CLI_EXIT_USAGE, opt = 0;
-    clc_gray_options options = {CLC_GRAY_BT601};
-    for (int i = 1; i < argc; ++i) {
-        const int value = i + 1 < argc;
-        if (strcmp(argv[i], "--weights") == 0 && value) {
-            const char *w = argv[++i];
-            if (strcmp(w, "bt601") == 0) {
-                options.weights = CLC_GRAY_BT601;
-            } else if (strcmp(w, "bt709") == 0) {
-                options.weights = CLC_GRAY_BT709;
-            } else {
-                fprintf(stderr, "clcompute gray: unknown weights '%s' (bt601 or bt709)\n", w);
+    batch.accept = img_is_image_name;
+    batch.kind = "images";
+    batch.extensions = IMG_IMAGE_EXTENSIONS;
+    gray_job job = {{CLC_GRAY_BT601}, IMG_PNG, NULL};
+    const char *format = NULL;
+    int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    while ((kind = cli_next(&a)) != CLI_END) {
+        if (kind == CLI_POSITIONAL) {
+            if (cli_batch_path(&batch, a.arg) != 0)
                 goto done;
-            }
-        } else if (strcmp(argv[i], "--device") == 0 && value) {
-            device = argv[++i];
-        } else if (strcmp(argv[i], "-o") == 0 && value) {
-            batch.outdir = argv[++i];
-        } else if ((opt = cli_batch_option(&batch, argc, argv, &i)) != 0) {
-            if (opt < 0)
-                goto done;
-        } else if (strcmp(argv[i], "--help") == 0) {
+        } else if (cli_is(&a, "--help")) {
             usage(stdout);
             rc = CLI_EXIT_OK;
             goto done;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "clcompute gray: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            goto done;
-        } else if (cli_batch_path(&batch, argv[i]) != 0) {
+        } else if (cli_is(&a, "--weights")) {
+            const char *w = cli_value(&a);
+            if (!w)
+                goto done;
+            if (strcmp(w, "bt601") == 0) {
+                job.options.weights = CLC_GRAY_BT601;
+            } else if (strcmp(w, "bt709") == 0) {
+                job.options.weights = CLC_GRAY_BT709;
+            } else {
+                cli_error("unknown weights '%s' (bt601 or bt709)", w);
+                goto done;
+            }
+        } else if (cli_is(&a, "--device")) {
+            if (!(job.device = cli_value(&a)))
+                goto done;
+        } else if (cli_is(&a, "--format")) {
+            if (!(format = cli_value(&a)))
+                goto done;
+        } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
+            if (opt < 0)
+                goto done;
+        } else {
+            rc = cli_unknown(&a);
             goto done;
         }
     }
-    if (cli_batch_path(&batch, NULL) != 0)
-        goto done;
     if (batch.outdir) {
-        batch.devices = device;
-        rc = cli_batch_run(&batch, ".png", convert_one, &options);
-    } else if (batch.nsingle == 2 && batch.count == 0) {
-        rc = convert_file(NULL, device, batch.single[0], batch.single[1], &options) == 0
-                 ? CLI_EXIT_OK
-                 : CLI_EXIT_FAILURE;
+        char ext[16];
+        snprintf(ext, sizeof ext, ".%s", format ? format : "png");
+        job.format = img_format_of_name(ext);
+        if (!img_writable(job.format) || strlen(format ? format : "") >= 8) {
+            cli_error("--format '%s' is not a format this tool writes (%s)", format,
+                      IMG_WRITABLE_LIST);
+            goto done;
+        }
+        batch.devices = job.device;
+        rc = cli_batch_run(&batch, ext, convert_item, &job);
+    } else if (batch.npaths == 2) {
+        if (format) {
+            cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
+            goto done;
+        }
+        const char *out = batch.paths[1];
+        job.format = img_format_of_name(out);
+        if (!img_writable(job.format)) {
+            cli_error("cannot write '%s': its extension names no image format this tool writes "
+                      "(%s)",
+                      out, IMG_WRITABLE_LIST);
+            goto done;
+        }
+        if (cli_interrupt_begin(NULL, NULL) != 0) {
+            rc = CLI_EXIT_FAILURE;
+            goto done;
+        }
+        rc = convert_file(NULL, &job, batch.paths[0], out) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+        cli_interrupt_end();
     } else {
-        fprintf(stderr, "clcompute gray: give IN OUT, or inputs and -o OUTDIR\n");
-        usage(stderr);
+        cli_error("give IN OUT, or inputs and -o OUTDIR (see clcompute gray --help)");
     }
 done:
     cli_batch_free(&batch);

@@ -76,26 +76,27 @@ static int parse_descr(const char *v, const char *e, clc_dtype *type, char *erro
     static const struct {
         const char *code;
         clc_dtype type;
-    } known[] = {{"f4", CLC_DTYPE_F32},
-                 {"f8", CLC_DTYPE_F64},
-                 {"i4", CLC_DTYPE_I32},
-                 {"u4", CLC_DTYPE_U32},
-                 {"u1", CLC_DTYPE_U8}};
+    } known[] = {{"f4", CLC_DTYPE_F32}, {"f8", CLC_DTYPE_F64}, {"f2", CLC_DTYPE_F16},
+                 {"i1", CLC_DTYPE_I8},  {"i2", CLC_DTYPE_I16}, {"i4", CLC_DTYPE_I32},
+                 {"i8", CLC_DTYPE_I64}, {"u1", CLC_DTYPE_U8},  {"u2", CLC_DTYPE_U16},
+                 {"u4", CLC_DTYPE_U32}, {"u8", CLC_DTYPE_U64}, {"b1", CLC_DTYPE_BOOL}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
         if (strcmp(code, known[i].code) == 0) {
             /* Multi-byte types must say their byte order; '|' is for single bytes. */
-            if (order == '|' && known[i].type != CLC_DTYPE_U8)
+            if (order == '|' && clc_dtype_size(known[i].type) != 1)
                 FAIL("dtype '%.*s' has no byte order", (int)len, v + 1);
             *type = known[i].type;
             return 0;
         }
     }
-    FAIL("unsupported dtype '%.*s' (float32, float64, int32, uint32 and uint8 are)", (int)len,
-         v + 1);
+    FAIL("unsupported dtype '%.*s' (every numeric dtype but complex is: float16/32/64, "
+         "int8/16/32/64, uint8/16/32/64, bool)",
+         (int)len, v + 1);
 }
 
-static int parse_shape(const char *v, const char *e, size_t *count, char *error, size_t error_size)
+static int parse_shape(const char *v, const char *e, npy_info *info, char *error, size_t error_size)
 {
+    info->ndim = 0;
     if (*v != '(' || e[-1] != ')')
         FAIL("'shape' is not a tuple");
     size_t product = 1;
@@ -117,6 +118,9 @@ static int parse_shape(const char *v, const char *e, size_t *count, char *error,
         }
         if (d != 0 && product > SIZE_MAX / d)
             FAIL("the product of 'shape' overflows");
+        if (info->ndim == NPY_MAX_DIMS)
+            FAIL("'shape' has more than %d dimensions", NPY_MAX_DIMS);
+        info->shape[info->ndim++] = d;
         product *= d;
         p = skip_space(p, last);
         if (p < last && *p == ',')
@@ -124,14 +128,21 @@ static int parse_shape(const char *v, const char *e, size_t *count, char *error,
         else if (p < last)
             FAIL("'shape' is malformed near '%c'", *p);
     }
-    *count = product;
+    info->count = product;
     return 0;
+}
+
+static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+int npy_is_npy(const unsigned char *file, size_t size)
+{
+    return size >= 6 && memcmp(file, magic, 6) == 0;
 }
 
 int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *error,
               size_t error_size)
 {
-    static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+    memset(info, 0, sizeof *info);
     if (size < 10 || memcmp(file, magic, 6) != 0)
         FAIL("not a .npy file (no \\x93NUMPY magic)");
     const unsigned major = file[6];
@@ -166,13 +177,12 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
         return -1;
     if (find_key(p, close, "fortran_order", &v, &e) != 0)
         FAIL("the .npy header has no 'fortran_order'");
-    if ((size_t)(e - v) == 4 && memcmp(v, "True", 4) == 0)
-        FAIL("Fortran-order arrays are not supported; save with numpy.ascontiguousarray");
-    if ((size_t)(e - v) != 5 || memcmp(v, "False", 5) != 0)
+    info->fortran_order = (size_t)(e - v) == 4 && memcmp(v, "True", 4) == 0;
+    if (!info->fortran_order && ((size_t)(e - v) != 5 || memcmp(v, "False", 5) != 0))
         FAIL("'fortran_order' is neither True nor False");
     if (find_key(p, close, "shape", &v, &e) != 0)
         FAIL("the .npy header has no 'shape'");
-    if (parse_shape(v, e, &info->count, error, error_size) != 0)
+    if (parse_shape(v, e, info, error, error_size) != 0)
         return -1;
     info->data_offset = prefix + header_len;
     const size_t esize = clc_dtype_size(info->type);

@@ -6,19 +6,28 @@
 
 #include <clcompute/reduce.h>
 
+#define NPY_MAX_DIMS 32
+
 typedef struct npy_info {
     clc_dtype type;
     size_t count;       /* elements: the product of the shape (1 for a 0-d array) */
     size_t data_offset; /* bytes from the start of the file to the data */
+    int fortran_order;  /* 1: the data is in column-major order */
+    int ndim;
+    size_t shape[NPY_MAX_DIMS];
 } npy_info;
 
 /*
  * Parses the header at the start of a .npy file of `size` bytes held in `file`. Accepts
- * little-endian float32, float64, int32, uint32 and uint8 arrays in C order of any shape; refuses
- * big-endian data, Fortran order, other dtypes, malformed headers, shapes whose product
- * overflows, and files too short for their data. Returns 0, or -1 with a message in `error`.
+ * little-endian arrays of every numeric dtype numpy has but complex (float16/32/64, int8/16/32/64,
+ * uint8/16/32/64, bool) in C or Fortran order, of any shape up to NPY_MAX_DIMS dimensions;
+ * refuses big-endian data, other dtypes, malformed headers, shapes whose product overflows, and
+ * files too short for their data. Returns 0, or -1 with a message in `error`.
  */
 int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *error,
               size_t error_size);
+
+/* Whether the bytes start as a .npy file does (the magic string). */
+int npy_is_npy(const unsigned char *file, size_t size);
 
 #endif

@@ -1,6 +1,11 @@
-/* Output files appear whole or not at all: written to a temporary file beside the target, then
- * renamed over it. */
+/* What the tool writes: messages and the progress line on stderr, output files whole or not at
+ * all, and what happens on Ctrl-C. The tool's one piece of shared state lives here, behind one
+ * lock: the message prefix, the progress line's length, and the temporary files being written. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +13,126 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *command = "clcompute";
+static size_t line; /* characters of the progress line on screen; 0: none */
+
+void cli_set_command(const char *name)
+{
+    command = name;
+}
+
+const char *cli_command(void)
+{
+    return command;
+}
+
+/* With the lock held: the progress line blanked out, the cursor at its start. */
+static void clear_line(void)
+{
+    if (!line)
+        return;
+    fprintf(stderr, "\r%*s\r", (int)line, "");
+    line = 0;
+}
+
+static void vsay(int prefixed, const char *fmt, va_list ap)
+{
+    pthread_mutex_lock(&lock);
+    clear_line();
+    if (prefixed)
+        fprintf(stderr, "%s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    pthread_mutex_unlock(&lock);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(1, fmt, ap);
+    va_end(ap);
+}
+
+void cli_print(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(0, fmt, ap);
+    va_end(ap);
+}
+
+void cli_progress_line(const char *text)
+{
+    pthread_mutex_lock(&lock);
+    const size_t n = strlen(text);
+    fprintf(stderr, "\r%s", text);
+    if (line > n) /* blank what the longer previous line left, then come back */
+        fprintf(stderr, "%*s\r%s", (int)(line - n), "", text);
+    line = n;
+    fflush(stderr);
+    pthread_mutex_unlock(&lock);
+}
+
+void cli_progress_end(void)
+{
+    pthread_mutex_lock(&lock);
+    if (line)
+        fputc('\n', stderr);
+    line = 0;
+    fflush(stderr);
+    pthread_mutex_unlock(&lock);
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* ---- temporary files being written ---- */
+
+static char **temps; /* under lock */
+static size_t ntemps, captemps;
+
+/* Registers (or, with add 0, forgets) a temporary file; with the lock held. */
+static void track(char *path, int add)
+{
+    if (add) {
+        if (ntemps == captemps) {
+            const size_t cap = captemps ? 2 * captemps : 16;
+            char **grown = realloc(temps, cap * sizeof *grown);
+            if (!grown) /* untracked: a second Ctrl-C would leave it, nothing worse */
+                return;
+            temps = grown;
+            captemps = cap;
+        }
+        temps[ntemps++] = path;
+        return;
+    }
+    for (size_t i = 0; i < ntemps; ++i) {
+        if (temps[i] == path) {
+            temps[i] = temps[--ntemps];
+            break;
+        }
+    }
+    if (!ntemps) {
+        free(temps);
+        temps = NULL;
+        captemps = 0;
+    }
+}
 
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size)
@@ -19,9 +144,17 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
         return -1;
     }
     snprintf(tmp, n, "%s.tmp-XXXXXX", path);
+    /* Made and registered under the lock, renamed or removed under it too: an immediate stop
+     * (a second Ctrl-C) takes the lock and then removes whatever is registered. */
+    pthread_mutex_lock(&lock);
     int fd = mkstemp(tmp);
+    const int made_errno = errno;
+    if (fd >= 0)
+        track(tmp, 1);
+    pthread_mutex_unlock(&lock);
     if (fd < 0) {
-        snprintf(error, error_size, "cannot create a file beside '%s': %s", path, strerror(errno));
+        snprintf(error, error_size, "cannot create a file beside '%s': %s", path,
+                 strerror(made_errno));
         free(tmp);
         return -1;
     }
@@ -35,19 +168,110 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
         snprintf(error, error_size, "cannot open '%s': %s", tmp, strerror(errno));
         close(fd);
     } else {
+        errno = 0;
         int wrote = write(f, arg) == 0;
         int flushed = fflush(f) == 0 && !ferror(f);
         int closed = fclose(f) == 0;
         if (!wrote || !flushed || !closed)
             snprintf(error, error_size, "cannot write '%s': %s", path,
                      errno ? strerror(errno) : "write failed");
-        else if (rename(tmp, path) != 0)
-            snprintf(error, error_size, "cannot replace '%s': %s", path, strerror(errno));
         else
             rc = 0;
     }
+    pthread_mutex_lock(&lock);
+    if (rc == 0 && rename(tmp, path) != 0) {
+        snprintf(error, error_size, "cannot replace '%s': %s", path, strerror(errno));
+        rc = -1;
+    }
     if (rc != 0)
         unlink(tmp);
+    track(tmp, 0);
+    pthread_mutex_unlock(&lock);
     free(tmp);
     return rc;
+}
+
+/* ---- interruption ---- */
+
+static pthread_t watcher;
+static sigset_t watched, before;
+static atomic_int interrupts, ending, watching;
+static void (*stop_fn)(void *);
+static void *stop_arg;
+
+/* Writes s to stderr with write(), which needs no lock (the process ends right after). */
+static void say_now(const char *s)
+{
+    for (size_t n = strlen(s); n > 0;) {
+        const ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            break;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void *watch(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&watched, &sig) != 0)
+            continue;
+        if (sig == SIGUSR1) {
+            if (atomic_load(&ending))
+                return NULL;
+            continue;
+        }
+        if (atomic_fetch_add(&interrupts, 1) == 0 && stop_fn) {
+            cli_error("interrupted: stopping after the files in progress (Ctrl-C again to stop "
+                      "now)");
+            stop_fn(stop_arg);
+            continue;
+        }
+        /* Stop now. The lock is kept to the end, so no file in progress can be renamed into
+         * place after its temporary file is removed. */
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < ntemps; ++i)
+            unlink(temps[i]);
+        say_now(line ? "\n" : "");
+        say_now(command);
+        say_now(": stopped; no partial file left\n");
+        _exit(CLI_EXIT_INTERRUPTED);
+    }
+}
+
+int cli_interrupt_begin(void (*stop)(void *arg), void *arg)
+{
+    stop_fn = stop;
+    stop_arg = arg;
+    atomic_store(&interrupts, 0);
+    atomic_store(&ending, 0);
+    sigemptyset(&watched);
+    sigaddset(&watched, SIGINT);
+    sigaddset(&watched, SIGTERM);
+    sigaddset(&watched, SIGUSR1);
+    if (pthread_sigmask(SIG_BLOCK, &watched, &before) != 0)
+        return -1;
+    if (pthread_create(&watcher, NULL, watch, NULL) != 0) {
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
+        return -1;
+    }
+    atomic_store(&watching, 1);
+    return 0;
+}
+
+int cli_interrupted(void)
+{
+    return atomic_load(&interrupts) > 0;
+}
+
+void cli_interrupt_end(void)
+{
+    if (!atomic_exchange(&watching, 0))
+        return;
+    atomic_store(&ending, 1);
+    pthread_kill(watcher, SIGUSR1);
+    pthread_join(watcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
 }

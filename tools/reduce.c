@@ -1,5 +1,5 @@
 /* clcompute reduce FILE --op OP: a .npy (or raw) array reduced on the device; the result alone on
- * stdout, in full precision, so scripts can read it. */
+ * stdout, as numpy computes and prints it, so scripts can read it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -15,20 +15,37 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: clcompute reduce FILE --op sum|min|max|mean|argmin|argmax\n"
-                 "           [--type f32|f64|i32|u32|u8] [--device SEL]\n"
-                 "  FILE: a .npy array (little-endian float32, float64, int32, uint32 or uint8,\n"
-                 "  C order, any shape, taken as flat), or raw values with --type. Prints the\n"
-                 "  result alone: %%.9g for float32, %%.17g for float64 and means, integers as\n"
-                 "  they are, the index for argmin and argmax.\n");
+    fprintf(out,
+            "usage: clcompute reduce FILE --op sum|min|max|mean|argmin|argmax [--type T]\n"
+            "           [--device SEL]\n"
+            "\n"
+            "Reduces an array on the device with numpy's semantics (np.sum, np.min, ...).\n"
+            "FILE: a .npy array - float16/32/64, int8/16/32/64, uint8/16/32/64 or bool,\n"
+            "little-endian, C or Fortran order, any shape, reduced as a whole - or raw\n"
+            "little-endian values with --type.\n"
+            "  --op OP       the reduction\n"
+            "  --type T      for raw files: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool, or\n"
+            "                numpy's names (float32, int64, ...); a .npy file names its own type,\n"
+            "                and a --type that differs from it is refused\n"
+            "  --device SEL  the device (clcompute devices --help)\n"
+            "  -h, --help    this text\n"
+            "Prints the result alone: integers in full (sums of integers and bools as int64 or\n"
+            "uint64, wrapping as numpy's); float16 results with 5 significant digits, float32\n"
+            "with 9 and float64 with 17, each enough to read back the exact value (a mean has\n"
+            "the type numpy gives it: float16 for float16, float32 for float32, float64 for\n"
+            "the rest); min and max of bool as True or False; argmin and argmax as the index\n"
+            "into the array flattened in C order, as numpy's; nan for NaN.\n");
 }
 
-static int lookup(const char *text, const char *const *names, int count)
+/* --type: the tool's short names and numpy's. */
+static clc_dtype parse_type(const char *text)
 {
-    for (int i = 0; i < count; ++i)
-        if (strcmp(text, names[i]) == 0)
-            return i + 1;
-    return 0;
+    static const char *const shorts[] = {"",    "f32", "f64", "i32", "u32", "u8",  "i64",
+                                         "u64", "i16", "u16", "i8",  "f16", "bool"};
+    for (int t = 1; t < (int)(sizeof shorts / sizeof shorts[0]); ++t)
+        if (strcmp(text, shorts[t]) == 0 || strcmp(text, clc_dtype_name((clc_dtype)t)) == 0)
+            return (clc_dtype)t;
+    return (clc_dtype)0;
 }
 
 /* Reads a whole regular file; NULL with a message otherwise. */
@@ -36,19 +53,18 @@ static unsigned char *read_file(const char *path, size_t *size)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "clcompute reduce: cannot read '%s': %s\n", path, strerror(errno));
+        cli_error("cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        fprintf(stderr, "clcompute reduce: '%s' is not a regular file\n", path);
+        cli_error("'%s' is not a regular file", path);
         return NULL;
     }
     FILE *f = fopen(path, "rb");
     /* One spare byte so that an empty file still gets a buffer. */
     unsigned char *data = f ? malloc((size_t)st.st_size + 1) : NULL;
     if (!f || !data || fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-        fprintf(stderr, "clcompute reduce: cannot read '%s': %s\n", path,
-                f && !data ? "out of memory" : strerror(errno));
+        cli_error("cannot read '%s': %s", path, f && !data ? "out of memory" : strerror(errno));
         free(data);
         if (f)
             fclose(f);
@@ -59,41 +75,103 @@ static unsigned char *read_file(const char *path, size_t *size)
     return data;
 }
 
+/* The elements of a Fortran-order array in C order (a new buffer), so that argmin and argmax
+ * return numpy's index, the first extreme in C order. NULL when out of memory. */
+static void *to_c_order(const unsigned char *data, const npy_info *info)
+{
+    const size_t esize = clc_dtype_size(info->type);
+    unsigned char *out = malloc(info->count * esize + 1);
+    if (!out)
+        return NULL;
+    size_t index[NPY_MAX_DIMS] = {0}, stride[NPY_MAX_DIMS];
+    size_t s = 1;
+    for (int k = info->ndim - 1; k >= 0; --k) {
+        stride[k] = s;
+        s *= info->shape[k];
+    }
+    /* Walk memory in order (the first index fastest), placing each element at its C index. */
+    for (size_t m = 0; m < info->count; ++m) {
+        size_t c = 0;
+        for (int k = 0; k < info->ndim; ++k)
+            c += index[k] * stride[k];
+        memcpy(out + c * esize, data + m * esize, esize);
+        for (int k = 0; k < info->ndim && ++index[k] == info->shape[k]; ++k)
+            index[k] = 0;
+    }
+    return out;
+}
+
+static void print_result(clc_reduce_op op, clc_dtype type, const clc_reduce_result *r)
+{
+    if (op == CLC_REDUCE_ARGMIN || op == CLC_REDUCE_ARGMAX) {
+        printf("%" PRIu64 "\n", r->index);
+        return;
+    }
+    const int floating = type == CLC_DTYPE_F16 || type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+    if (floating || op == CLC_REDUCE_MEAN) {
+        if (isnan(r->f))
+            printf("nan\n"); /* as numpy prints it, whatever the sign bit */
+        else
+            printf("%.*g\n", type == CLC_DTYPE_F16 ? 5 : type == CLC_DTYPE_F32 ? 9 : 17, r->f);
+        return;
+    }
+    const int sum = op == CLC_REDUCE_SUM;
+    if (type == CLC_DTYPE_BOOL && !sum)
+        printf("%s\n", r->u ? "True" : "False");
+    else if (type == CLC_DTYPE_I8 || type == CLC_DTYPE_I16 || type == CLC_DTYPE_I32 ||
+             type == CLC_DTYPE_I64 || type == CLC_DTYPE_BOOL)
+        printf("%" PRId64 "\n", r->i);
+    else
+        printf("%" PRIu64 "\n", r->u);
+}
+
 int cmd_reduce(int argc, char **argv)
 {
     static const char *const op_names[] = {"sum", "min", "max", "mean", "argmin", "argmax"};
-    static const char *const type_names[] = {"f32", "f64", "i32", "u32", "u8"};
-    const char *path = NULL, *device = NULL;
-    int op = 0, type = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
-            if (!(op = lookup(argv[++i], op_names, 6))) {
-                fprintf(stderr, "clcompute reduce: unknown operation '%s'\n", argv[i]);
+    const char *path = NULL, *device = NULL, *type_text = NULL;
+    clc_reduce_op op = (clc_reduce_op)0;
+    clc_dtype type = (clc_dtype)0;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    for (int kind; (kind = cli_next(&a)) != CLI_END;) {
+        if (kind == CLI_POSITIONAL) {
+            if (path) {
+                cli_error("unexpected argument '%s': one FILE is reduced at a time", a.arg);
                 return CLI_EXIT_USAGE;
             }
-        } else if (strcmp(argv[i], "--type") == 0 && i + 1 < argc) {
-            if (!(type = lookup(argv[++i], type_names, 5))) {
-                fprintf(stderr, "clcompute reduce: unknown type '%s'\n", argv[i]);
-                return CLI_EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            device = argv[++i];
-        } else if (strcmp(argv[i], "--help") == 0) {
+            path = a.arg;
+        } else if (cli_is(&a, "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "clcompute reduce: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
-        } else if (!path) {
-            path = argv[i];
+        } else if (cli_is(&a, "--op")) {
+            const char *v = cli_value(&a);
+            if (!v)
+                return CLI_EXIT_USAGE;
+            for (int i = 0; i < 6; ++i)
+                if (strcmp(v, op_names[i]) == 0)
+                    op = (clc_reduce_op)(i + 1);
+            if (!op) {
+                cli_error("unknown operation '%s' (sum, min, max, mean, argmin, argmax)", v);
+                return CLI_EXIT_USAGE;
+            }
+        } else if (cli_is(&a, "--type")) {
+            if (!(type_text = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!(type = parse_type(type_text))) {
+                cli_error("unknown type '%s' (f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool)",
+                          type_text);
+                return CLI_EXIT_USAGE;
+            }
+        } else if (cli_is(&a, "--device")) {
+            if (!(device = cli_value(&a)))
+                return CLI_EXIT_USAGE;
         } else {
-            fprintf(stderr, "clcompute reduce: unexpected argument '%s'\n", argv[i]);
-            return CLI_EXIT_USAGE;
+            return cli_unknown(&a);
         }
     }
     if (!path || !op) {
-        usage(stderr);
+        cli_error(!path ? "give the FILE to reduce (see clcompute reduce --help)"
+                        : "give the operation: --op sum|min|max|mean|argmin|argmax");
         return CLI_EXIT_USAGE;
     }
 
@@ -103,49 +181,60 @@ int cmd_reduce(int argc, char **argv)
         return CLI_EXIT_FAILURE;
     int rc = CLI_EXIT_FAILURE;
     clc_context *ctx = NULL;
+    void *c_order = NULL;
     npy_info info = {0};
     char error[256];
-    if (type) {
-        info.type = (clc_dtype)type;
-        info.data_offset = 0;
-        if (size % clc_dtype_size(info.type) != 0) {
-            fprintf(stderr, "clcompute reduce: '%s' has %zu bytes, not a whole number of %s\n",
-                    path, size, type_names[type - 1]);
+    if (npy_is_npy(file, size)) {
+        if (npy_parse(file, size, &info, error, sizeof error) != 0) {
+            cli_error("'%s': %s", path, error);
             goto done;
         }
-        info.count = size / clc_dtype_size(info.type);
-    } else if (npy_parse(file, size, &info, error, sizeof error) != 0) {
-        fprintf(stderr, "clcompute reduce: '%s': %s\n", path, error);
+        if (type && type != info.type) {
+            cli_error("'%s' is a .npy file of %s; --type %s contradicts it (--type is for raw "
+                      "files)",
+                      path, clc_dtype_name(info.type), type_text);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+    } else if (type) {
+        info.type = type;
+        info.data_offset = 0;
+        if (size % clc_dtype_size(type) != 0) {
+            cli_error("'%s' has %zu bytes, not a whole number of %s", path, size,
+                      clc_dtype_name(type));
+            goto done;
+        }
+        info.count = size / clc_dtype_size(type);
+    } else {
+        cli_error("'%s' is not a .npy file (no \\x93NUMPY magic); for raw values give --type",
+                  path);
         goto done;
     }
     /* The data offset of a valid .npy file is a multiple of 64; a raw file starts at 0. */
     const void *data = file + info.data_offset;
+    /* Fortran order changes nothing but which of equal extremes comes first. */
+    int dims = 0;
+    for (int k = 0; k < info.ndim; ++k)
+        dims += info.shape[k] > 1;
+    if (info.fortran_order && dims > 1 && (op == CLC_REDUCE_ARGMIN || op == CLC_REDUCE_ARGMAX)) {
+        if (!(data = c_order = to_c_order(data, &info))) {
+            cli_error("out of memory for a C-order copy of '%s'", path);
+            goto done;
+        }
+    }
     clc_context_options options = {0};
     options.device = device;
     clc_reduce_result r;
     if (clc_context_create(&options, &ctx) != CLC_SUCCESS ||
-        clc_reduce(ctx, (clc_reduce_op)op, info.type, data, info.count, &r) != CLC_SUCCESS) {
-        fprintf(stderr, "clcompute reduce: %s\n", clc_last_error());
+        clc_reduce(ctx, op, info.type, data, info.count, &r) != CLC_SUCCESS) {
+        cli_error("%s", clc_last_error());
         goto done;
     }
-    const clc_reduce_op o = (clc_reduce_op)op;
-    const int float_result =
-        o == CLC_REDUCE_MEAN || info.type == CLC_DTYPE_F32 || info.type == CLC_DTYPE_F64;
-    if (o != CLC_REDUCE_ARGMIN && o != CLC_REDUCE_ARGMAX && float_result && isnan(r.f))
-        printf("nan\n"); /* as numpy prints it, whatever the sign bit */
-    else if (o == CLC_REDUCE_ARGMIN || o == CLC_REDUCE_ARGMAX)
-        printf("%" PRIu64 "\n", r.index);
-    else if (o == CLC_REDUCE_MEAN || info.type == CLC_DTYPE_F64)
-        printf(info.type == CLC_DTYPE_F32 ? "%.9g\n" : "%.17g\n", r.f);
-    else if (info.type == CLC_DTYPE_F32)
-        printf("%.9g\n", r.f);
-    else if (info.type == CLC_DTYPE_I32)
-        printf("%" PRId64 "\n", r.i);
-    else
-        printf("%" PRIu64 "\n", r.u);
+    print_result(op, info.type, &r);
     rc = CLI_EXIT_OK;
 done:
     clc_context_destroy(ctx);
+    free(c_order);
     free(file);
     return rc;
 }

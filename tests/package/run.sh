@@ -11,6 +11,15 @@ for f in include/clcompute/clcompute.h "$libdir/cmake/clcompute/clcomputeConfig.
          "$libdir/cmake/clcompute/clcomputeConfigVersion.cmake" "$libdir/pkgconfig/clcompute.pc"; do
     [ -f "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
+# The installed tool starts as installed: it finds the library through its relative rpath
+# ($ORIGIN/../lib), with no LD_LIBRARY_PATH and wherever the prefix is (moved, even).
+if [ -x "$prefix/bin/clcompute" ]; then
+    env -u LD_LIBRARY_PATH "$prefix/bin/clcompute" --version || { echo "installed tool fails"; exit 1; }
+    cp -r "$prefix" "$work/elsewhere"
+    env -u LD_LIBRARY_PATH "$work/elsewhere/bin/clcompute" --version ||
+        { echo "a copied prefix's tool fails"; exit 1; }
+    rm -rf "$work/elsewhere"
+fi
 export LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 cmake -S "$src" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \

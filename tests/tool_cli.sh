@@ -1,0 +1,54 @@
+#!/bin/sh
+# Every subcommand as a new user meets it: -h and --help print its usage on stdout and exit 0;
+# options take --name=value; a missing value, an unknown option or a stray argument is said by name
+# with exit 2; the top-level help mentions batch mode; the selectors the README shows work on this
+# machine whatever it has (no GPU in CI), in single-file and batch mode.
+#   tool_cli.sh TOOL DATA_DIR WORK_DIR
+set -u
+tool=$1 data=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+for cmd in devices gray cloud reduce bench; do
+    for h in -h --help; do
+        "$tool" $cmd $h > "$work/out" 2> "$work/err" || fail "$cmd $h: exit $?"
+        grep -q "^usage: clcompute $cmd" "$work/out" || fail "$cmd $h: no usage on stdout"
+        [ ! -s "$work/err" ] || fail "$cmd $h wrote to stderr: $(cat "$work/err")"
+    done
+    "$tool" $cmd --device > /dev/null 2> "$work/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "$cmd --device without a value: exit $rc"
+    grep -q "option --device needs a value" "$work/err" || fail "$cmd --device: $(cat "$work/err")"
+    "$tool" $cmd --bogus=1 > /dev/null 2> "$work/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$work/err" ||
+        fail "$cmd --bogus=1: exit $rc, $(cat "$work/err")"
+done
+"$tool" --help | grep -q "Batch mode" || fail "the top-level help does not mention batch mode"
+"$tool" devices stray > /dev/null 2> "$work/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$work/err" || fail "devices stray"
+"$tool" gray --weights=bt709 "$data/rgb.png" "$work/w.png" --device=default ||
+    fail "--name=value options"
+"$tool" gray "$data/rgb.png" "$work/q.png" --quiet=yes 2> "$work/err"
+[ $? -eq 2 ] && grep -q "option --quiet takes no value" "$work/err" || fail "--quiet=yes"
+"$tool" gray -- "$data/rgb.png" "$work/dash.png" || fail "'--' before paths"
+
+# The selectors of the README and of --help, here (CI: PoCL's CPU, no GPU).
+for sel in gpu/cpu all default "gpu/cpu,all"; do
+    "$tool" gray "$data/rgb.png" "$work/sel.png" --device "$sel" 2> "$work/err" ||
+        fail "gray --device '$sel': $(cat "$work/err")"
+    mkdir -p "$work/in" && cp "$data/rgb.png" "$work/in/a.png"
+    "$tool" gray "$work/in" -o "$work/batch" --device "$sel" --quiet 2> "$work/err" ||
+        fail "gray -o --device '$sel': $(cat "$work/err")"
+done
+if "$tool" devices | grep -q "Portable Computing Language"; then
+    "$tool" devices --device pocl > /dev/null || fail "--device pocl with PoCL present"
+fi
+if ! "$tool" devices --json | grep -q '"type": "GPU"'; then
+    "$tool" gray "$data/rgb.png" "$work/g.png" --device gpu 2> "$work/err"
+    [ $? -eq 1 ] && grep -q 'selector "gpu" matched no available device' "$work/err" ||
+        fail "--device gpu without a GPU: $(cat "$work/err")"
+fi
+"$tool" devices --device 0: > /dev/null 2> "$work/err"
+[ $? -eq 1 ] && grep -q 'malformed' "$work/err" || fail "selector 0: $(cat "$work/err")"
+echo "tool command line OK"

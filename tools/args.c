@@ -1,0 +1,127 @@
+/* Arguments of a subcommand, the way users of getopt_long tools type them. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_args_init(cli_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
+    a->next = 1;
+}
+
+int cli_next(cli_args *a)
+{
+    a->name[0] = '\0';
+    a->given = NULL;
+    a->arg = NULL;
+    if (a->next >= a->argc)
+        return CLI_END;
+    const char *arg = a->argv[a->next++];
+    a->arg = arg;
+    if (!a->options_ended && strcmp(arg, "--") == 0) {
+        a->options_ended = 1;
+        return cli_next(a);
+    }
+    /* "-" alone is a path (standard input, by convention), as is anything after "--". */
+    if (a->options_ended || arg[0] != '-' || arg[1] == '\0')
+        return CLI_POSITIONAL;
+    const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+    const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len >= sizeof a->name) {
+        snprintf(a->name, sizeof a->name, "%.*s...", (int)(sizeof a->name - 4), arg);
+    } else {
+        memcpy(a->name, arg, len);
+        a->name[len] = '\0';
+    }
+    a->given = eq ? eq + 1 : NULL;
+    return CLI_OPTION;
+}
+
+int cli_is(const cli_args *a, const char *name)
+{
+    if (strcmp(name, "--help") == 0 && strcmp(a->name, "-h") == 0)
+        return 1;
+    return strcmp(a->name, name) == 0;
+}
+
+/* Whether text can be an option's value though it starts with '-': a negative number (-inf
+ * too), which the option's own check then judges. */
+static int negative_number(const char *text)
+{
+    char *end = NULL;
+    if (text[0] != '-')
+        return 0;
+    strtod(text, &end);
+    return end != text && *end == '\0';
+}
+
+const char *cli_value(cli_args *a)
+{
+    if (a->given && *a->given)
+        return a->given;
+    if (!a->given && a->next < a->argc) {
+        const char *v = a->argv[a->next];
+        if (v[0] != '-' || v[1] == '\0' || negative_number(v)) {
+            ++a->next;
+            return v;
+        }
+    }
+    cli_error("option %s needs a value", a->name);
+    return NULL;
+}
+
+int cli_flag(const cli_args *a)
+{
+    if (!a->given)
+        return 0;
+    cli_error("option %s takes no value (given '%s')", a->name, a->given);
+    return -1;
+}
+
+int cli_unknown(const cli_args *a)
+{
+    cli_error("unknown option '%s' (see %s --help)", a->name, cli_command());
+    return CLI_EXIT_USAGE;
+}
+
+int cli_number(cli_args *a, int rule, double *out)
+{
+    const char *text = cli_value(a);
+    if (!text)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
+                       errno != ERANGE && isfinite(v);
+    if (!parsed || (rule == CLI_POSITIVE && !(v > 0)) || (rule == CLI_NONNEGATIVE && !(v >= 0))) {
+        cli_error("option %s needs a %s number, not '%s'", a->name,
+                  rule == CLI_POSITIVE ? "positive" : "finite, non-negative", text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_whole(cli_args *a, unsigned long lo, unsigned long hi, unsigned *out)
+{
+    const char *text = cli_value(a);
+    if (!text)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long v = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+    if (!end || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+        cli_error("option %s needs a whole number from %lu to %lu, not '%s'", a->name, lo, hi,
+                  text);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
