@@ -35,6 +35,13 @@ rm -f "$work/in/a05_bad.png" "$work/out"/*
     2> "$work/log" || fail "sub-device batch: $(cat "$work/log")"
 [ ! -s "$work/log" ] || fail "--quiet still printed: $(cat "$work/log")"
 [ "$(ls "$work/out" | wc -l)" -eq 11 ] || fail "sub-device batch wrote $(ls "$work/out" | wc -l) files"
+# Sub-devices (and a device named twice) are told apart in the summary.
+"$tool" gray "$work/in" -o "$work/out" --device "$dev" --cpu-partitions 2 2> "$work/log" ||
+    fail "sub-device batch: $(cat "$work/log")"
+if grep -q "^  .*: [0-9]* items" "$work/log" && [ "$(grep -c "^  .*: [0-9]* items" "$work/log")" -gt 1 ]; then
+    grep -q " #1: [0-9]* items" "$work/log" && grep -q " #2: [0-9]* items" "$work/log" ||
+        fail "sub-devices not named apart: $(cat "$work/log")"
+fi
 
 # clcompute cloud -o: intrinsics from Open3D JSON and from text give what the flags give.
 mkdir -p "$work/depth" "$work/clouds" "$work/clouds2"

@@ -51,4 +51,10 @@ if ! "$tool" devices --json | grep -q '"type": "GPU"'; then
 fi
 "$tool" devices --device 0: > /dev/null 2> "$work/err"
 [ $? -eq 1 ] && grep -q 'malformed' "$work/err" || fail "selector 0: $(cat "$work/err")"
+# A truncated JPEG is named as one (not as the last format the decoder tried).
+head -c 300 "$data/rgb.jpg" > "$work/cut.jpg"
+"$tool" gray "$work/cut.jpg" "$work/cut.png" 2> "$work/err"
+[ $? -eq 1 ] && grep -q "'.*cut.jpg' is a truncated or corrupt JPEG file" "$work/err" ||
+    fail "truncated JPEG: $(cat "$work/err")"
+[ ! -e "$work/cut.png" ] || fail "output written for a truncated JPEG"
 echo "tool command line OK"
