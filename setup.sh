@@ -11,7 +11,7 @@ packages=(
     ocl-icd-opencl-dev opencl-c-headers # OpenCL headers and ICD loader
     pocl-opencl-icd clinfo # a CPU OpenCL device, so everything runs without a GPU
     libcmocka-dev # tests
-    libstb-dev # image files, for the tool and examples
+    libturbojpeg0-dev libspng-dev libstb-dev # image files, for the tool: JPEG, PNG, the rest
     valgrind oclgrind clang # checkers: valgrind, oclgrind and libFuzzer tests (tests/)
 )
 

@@ -2,10 +2,12 @@
 #include "fixture.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tools/pcd.h"
 #include "../tools/ply.h"
 
 /* A deliberately independent reader for the subset we write. Returns the vertex count, or -1. */
@@ -122,12 +124,84 @@ static void empty_cloud_is_a_valid_file(void **state)
     fclose(f);
 }
 
+/* More points than one write block: the blocks join without a seam. */
+static void large_clouds_cross_blocks(void **state)
+{
+    (void)state;
+    enum { N = 70001 };
+    float *pts = malloc(3 * N * sizeof *pts), *back = malloc(3 * N * sizeof *back);
+    unsigned char *cols = malloc(3 * N), *back_c = malloc(3 * N);
+    assert_true(pts && back && cols && back_c);
+    for (int i = 0; i < 3 * N; ++i) {
+        pts[i] = (float)i * 0.25f - 7.0f;
+        cols[i] = (unsigned char)(i * 13);
+    }
+    for (int ascii = 0; ascii < 2; ++ascii) {
+        FILE *f = tmpfile();
+        assert_non_null(f);
+        ply_cloud cloud = {pts, cols, N, ascii};
+        assert_int_equal(ply_write(f, &cloud), 0);
+        rewind(f);
+        int a = -1, c = -1;
+        assert_int_equal(parse(f, &a, &c, back, back_c), N);
+        assert_memory_equal(back, pts, 3 * N * sizeof *pts);
+        assert_memory_equal(back_c, cols, 3 * N);
+        fclose(f);
+    }
+    free(pts), free(back), free(cols), free(back_c);
+}
+
+/* PCD as PCL lays it out: the header, then x y z rgb as little-endian float32, rgb holding the
+ * bits of (r << 16) | (g << 8) | b; ASCII prints the same floats exactly. */
+static void pcd_is_pcl_layout(void **state)
+{
+    (void)state;
+    const float pts[6] = {1.5f, -2.0f, 3.25f, NAN, NAN, NAN};
+    const unsigned char cols[6] = {255, 128, 1, 0, 0, 0};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    pcd_cloud cloud = {pts, cols, 2, 2, 1, 0};
+    assert_int_equal(pcd_write(f, &cloud), 0);
+    rewind(f);
+    char text[1024];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
+                                 "WIDTH 2\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 2\n"
+                                 "DATA binary\n"));
+    const char *data = strstr(text, "DATA binary\n") + 12;
+    assert_int_equal((size_t)(text + n - data), 32);
+    const unsigned char first[16] = {
+        0, 0, 0xc0, 0x3f, 0,    0,    0,    0xc0,
+        0, 0, 0x50, 0x40, 0x01, 0x80, 0xff, 0x00}; /* 1.5, -2, 3.25, rgb 0xff8001 */
+    assert_memory_equal(data, first, 16);
+    fclose(f);
+
+    f = tmpfile();
+    assert_non_null(f);
+    cloud.ascii = 1;
+    assert_int_equal(pcd_write(f, &cloud), 0);
+    rewind(f);
+    const size_t m = fread(text, 1, sizeof text - 1, f);
+    text[m] = '\0';
+    const char *body = strstr(text, "DATA ascii\n");
+    assert_non_null(body);
+    float x, y, z, rgb;
+    assert_int_equal(sscanf(body + 11, "%f %f %f %f", &x, &y, &z, &rgb), 4);
+    uint32_t bits;
+    memcpy(&bits, &rgb, 4);
+    assert_true(x == 1.5f && y == -2.0f && z == 3.25f);
+    assert_int_equal(bits, 0xff8001);
+    assert_non_null(strstr(body, "\nnan nan nan "));
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(binary_round_trips),
-        cmocka_unit_test(ascii_round_trips),
-        cmocka_unit_test(empty_cloud_is_a_valid_file),
+        cmocka_unit_test(binary_round_trips),          cmocka_unit_test(ascii_round_trips),
+        cmocka_unit_test(empty_cloud_is_a_valid_file), cmocka_unit_test(large_clouds_cross_blocks),
+        cmocka_unit_test(pcd_is_pcl_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,55 @@ if(NOT head MATCHES "element vertex 851\n")
 endif()
 ok(eightbit "${DATA}/gray.png" "${out}/d.ply" ${K} --allow-8bit)
 
+# Depth from .npy as numpy users save it: uint16 (C or Fortran order) gives the PNG's cloud byte
+# for byte; float32 metres gives as many points.
+ok(npy_u16 "${DATA}/depth16.npy" "${out}/npy.ply" ${K} --depth-trunc 3 --color "${DATA}/rgb.png")
+ok(npy_fortran "${DATA}/depth16_fortran.npy" "${out}/npy_f.ply" ${K} --depth-trunc 3
+   --color "${DATA}/rgb.png")
+foreach(f npy.ply npy_f.ply)
+  file(SHA256 "${out}/a.ply" want)
+  file(SHA256 "${out}/${f}" got)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${f} differs from the PNG's cloud")
+  endif()
+endforeach()
+ok(npy_f32 "${DATA}/depth_m.npy" "${out}/m.ply" ${K} --depth-trunc 3)
+file(READ "${out}/m.ply" mhead LIMIT 200)
+if(NOT mhead MATCHES "element vertex ${n}
+")
+  message(FATAL_ERROR "float32 metres gave another point count than ${n}: ${mhead}")
+endif()
+
+# PCD (PCL's format): binary and ASCII, colour packed as PCL packs it, organized clouds keep
+# their grid. Binary: header, then 16 bytes a point with colour.
+ok(pcd "${DATA}/depth16.png" "${out}/a.pcd" ${K} --depth-trunc 3 --color "${DATA}/rgb.png")
+file(READ "${out}/a.pcd" pcd LIMIT 400)
+foreach(line "VERSION 0.7" "FIELDS x y z rgb" "SIZE 4 4 4 4" "TYPE F F F F" "COUNT 1 1 1 1"
+             "WIDTH ${n}" "HEIGHT 1" "POINTS ${n}" "DATA binary")
+  if(NOT pcd MATCHES "\n${line}\n")
+    message(FATAL_ERROR "PCD header lacks '${line}': ${pcd}")
+  endif()
+endforeach()
+string(FIND "${pcd}" "DATA binary\n" at)
+math(EXPR expect_size "${at} + 12 + ${n} * 16")
+file(SIZE "${out}/a.pcd" size)
+if(NOT size EQUAL expect_size)
+  message(FATAL_ERROR "binary PCD is ${size} bytes, expected ${expect_size}")
+endif()
+ok(pcd_ascii "${DATA}/depth16.png" "${out}/b.pcd" ${K} --organized --ascii --stride 2
+   --depth-trunc 3)
+file(STRINGS "${out}/b.pcd" lines)
+list(LENGTH lines nlines)
+if(NOT lines MATCHES "WIDTH 19;HEIGHT 12;" OR NOT lines MATCHES "POINTS 228;DATA ascii")
+  message(FATAL_ERROR "organized ASCII PCD header: ${lines}")
+endif()
+if(NOT nlines EQUAL 239) # 11 header lines (one comment) and 228 points
+  message(FATAL_ERROR "organized ASCII PCD has ${nlines} lines")
+endif()
+if(NOT lines MATCHES ";nan nan nan;")
+  message(FATAL_ERROR "organized ASCII PCD has no NaN point for an invalid pixel")
+endif()
+
 function(refused expect)
   execute_process(COMMAND "${TOOL}" cloud ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err
                   OUTPUT_QUIET)
@@ -89,9 +138,14 @@ refused("--fx and --intrinsics both" "${DATA}/depth16.png" "${out}/refused.ply" 
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
 # The output's name says the format: PLY only, refused before the depth image is read.
-refused("cannot write '.*refused.ply.txt': point clouds are written as PLY" "${DATA}/missing.png"
+refused("cannot write '.*refused.ply.txt': point clouds are written as PLY or PCD" "${DATA}/missing.png"
         "${out}/refused.ply.txt" ${K})
 refused("truncated or corrupt PNG" "${DATA}/depth16_truncated.png" "${out}/refused.ply" ${K})
+refused("float32 depth in metres; --depth-scale is for 16-bit" "${DATA}/depth_m.npy"
+        "${out}/refused.ply" ${K} --depth-scale 1000)
+refused("depth array .* is uint16 of 3 dimensions" "${DATA}/depth_rgb.npy" "${out}/refused.ply"
+        ${K})
+refused("is int32 of 1 dimensions" "${DATA}/npy/i32_10.npy" "${out}/refused.ply" ${K})
 refused("directory" "${DATA}" "${out}/refused.ply" ${K})
 refused("cannot create" "${DATA}/depth16.png" "${out}/no/dir/refused.ply" ${K})
 message(STATUS "tool cloud: ${n} points; all refusals clean")

@@ -28,9 +28,13 @@ foreach(ext bmp ppm tga)
   convert(rgb_${ext} rgb.${ext})
   same("${out}/rgb_${ext}.png" "${DATA}/rgb.gray.png")
 endforeach()
-# JPEG decoders differ, so the oracle is the BT.601 formula on stb's own decode.
-convert(rgb_jpg rgb.jpg)
-same(--gray-of "${DATA}/rgb.jpg" "${out}/rgb_jpg.png")
+# JPEG: decoded as OpenCV's imread decodes it (libjpeg-turbo, accurate IDCT, smooth 4:2:0
+# upsampling, EXIF orientation applied), so the oracle is OpenCV's own
+# cvtColor(imread(NAME.jpg), COLOR_BGR2GRAY), bit for bit: NAME_jpg.gray.png.
+foreach(name rgb photo420 photo420_exif3 photo420_exif5 photo420_exif6 photo420_exif8)
+  convert(${name}_jpg ${name}.jpg)
+  same("${out}/${name}_jpg.png" "${DATA}/${name}_jpg.gray.png")
+endforeach()
 convert(rgb_709 rgb.png --weights bt709)
 
 function(refused input expect)

@@ -13,69 +13,147 @@
 
 #include "cli.h"
 #include "image.h"
+#include "npy.h"
+#include "pcd.h"
 #include "ply.h"
 
 static void usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: clcompute cloud DEPTH OUT.ply (--fx F --fy F --cx F --cy F | --intrinsics FILE)\n"
+        "usage: clcompute cloud DEPTH OUT (--fx F --fy F --cx F --cy F | --intrinsics FILE)\n"
         "           [--depth-scale S] [--depth-trunc T] [--stride N] [--color IMAGE]\n"
         "           [--organized] [--ascii] [--allow-8bit] [--device SEL]\n"
         "       clcompute cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...) [--color DIR]\n"
-        "           [batch options] [...]\n"
+        "           [--format ply|pcd] [batch options] [...]\n"
         "\n"
         "Depth image to point cloud, with Open3D's semantics (create_from_depth_image: same\n"
-        "points, same order). DEPTH: a 16-bit single-channel PNG or PGM in sensor units.\n"
+        "points, same order). DEPTH: a 16-bit single-channel PNG or PGM in sensor units, or a\n"
+        ".npy array (height x width) of uint16 sensor units or float32 metres. OUT: .ply (PLY)\n"
+        "or .pcd (PCL's PCD, colour packed as PCL packs it), binary unless --ascii.\n"
         "  --fx, --fy F       focal lengths in pixels (positive)\n"
         "  --cx, --cy F       principal point in pixels (not negative)\n"
         "  --intrinsics FILE  Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width\n"
         "                     height\" (then every DEPTH must have that size)\n"
-        "  --depth-scale S    sensor units per metre (positive; default 1000)\n"
+        "  --depth-scale S    sensor units per metre (positive; default 1000; not for float32)\n"
         "  --depth-trunc T    points at or beyond T metres are dropped (positive; default 1000)\n"
         "  --stride N         every N-th pixel of every N-th row (1 to 65535; default 1)\n"
         "  --color IMAGE      an 8-bit image of the same size colouring the points (with -o: a\n"
         "                     folder of images named as the depth files)\n"
-        "  --organized        one point per sampled pixel, NaN where invalid\n"
-        "  --ascii            ASCII PLY (default binary little-endian)\n"
+        "  --organized        one point per sampled pixel, NaN where invalid (a PCD keeps the\n"
+        "                     grid: WIDTH x HEIGHT)\n"
+        "  --ascii            text instead of binary\n"
         "  --allow-8bit       take an 8-bit DEPTH's values as sensor units\n"
         "  --device SEL       the device (clcompute devices --help)\n"
         "  -h, --help         this text\n"
-        "OUT must end in .ply. With -o: every DEPTH (a folder means its .png and .pgm files)\n"
-        "becomes OUTDIR/NAME.ply, as for clcompute gray -o.\n" CLI_BATCH_OPTIONS);
+        "With -o: every DEPTH (a folder means its .png, .pgm and .npy files) becomes\n"
+        "OUTDIR/NAME.ply (or .pcd with --format pcd), as for clcompute gray "
+        "-o.\n" CLI_BATCH_OPTIONS);
 }
 
-/* Loads the depth image as 16-bit values; 8-bit files only when allowed. NULL after a message. */
-static uint16_t *load_depth(const char *path, int allow_8bit, int *w, int *h)
+/* A depth frame: u16 sensor units or f32 metres, rows packed, in a per-thread buffer. */
+typedef struct depth_frame {
+    const void *values;
+    clc_pixel_format format; /* CLC_PIXEL_DEPTH_U16 or CLC_PIXEL_DEPTH_F32 */
+    int width, height;
+} depth_frame;
+
+/* Depth from a .npy file as numpy users save it: 2-D (or H x W x 1) uint16 or float32. */
+static int load_depth_npy(const char *path, const unsigned char *file, size_t size,
+                          depth_frame *out)
 {
+    npy_info info;
+    char error[256];
+    if (npy_parse(file, size, &info, error, sizeof error) != 0) {
+        cli_error("'%s': %s", path, error);
+        return -1;
+    }
+    const int dims = info.ndim == 3 && info.shape[2] == 1 ? 2 : info.ndim;
+    if (dims != 2 || (info.type != CLC_DTYPE_U16 && info.type != CLC_DTYPE_F32) ||
+        info.shape[0] == 0 || info.shape[1] == 0 || info.shape[0] > INT32_MAX ||
+        info.shape[1] > INT32_MAX) {
+        cli_error("depth array '%s' is %s of %d dimensions; depth is a 2-D uint16 (sensor "
+                  "units) or float32 (metres) array, height x width",
+                  path, clc_dtype_name(info.type), info.ndim);
+        return -1;
+    }
+    const size_t h = info.shape[0], w = info.shape[1], esize = clc_dtype_size(info.type);
+    unsigned char *values = img_buffer(IMG_SLOT_0, w * h * esize);
+    if (!values)
+        return -1;
+    const unsigned char *data = file + info.data_offset;
+    if (!info.fortran_order) {
+        memcpy(values, data, w * h * esize);
+    } else { /* column-major in the file: element (y, x) at x * h + y */
+        for (size_t y = 0; y < h; ++y)
+            for (size_t x = 0; x < w; ++x)
+                memcpy(values + (y * w + x) * esize, data + (x * h + y) * esize, esize);
+    }
+    *out = (depth_frame){values,
+                         info.type == CLC_DTYPE_U16 ? CLC_PIXEL_DEPTH_U16 : CLC_PIXEL_DEPTH_F32,
+                         (int)w, (int)h};
+    return 0;
+}
+
+/* Loads a depth frame: a 16-bit PNG or PGM (8-bit only when allowed), or a .npy array. */
+static int load_depth(const char *path, int allow_8bit, depth_frame *out)
+{
+    size_t size = 0;
+    const unsigned char *file = img_read_file(path, &size);
+    if (!file)
+        return -1;
+    if (npy_is_npy(file, size))
+        return load_depth_npy(path, file, size, out);
     img image;
-    if (img_read(path, 0, 1, &image) != 0)
-        return NULL;
-    *w = image.width;
-    *h = image.height;
-    uint16_t *values = NULL;
+    if (img_read(path, IMG_SLOT_0, 0, 1, &image) != 0)
+        return -1;
     if (image.channels != 1) {
         cli_error("depth image '%s' has %d channels; it needs one", path, image.channels);
-    } else if (image.bits == 16) {
-        values = (uint16_t *)image.pixels;
-        image.pixels = NULL; /* kept: freed with free() (stb allocates with malloc) */
-    } else if (!allow_8bit) {
+        return -1;
+    }
+    if (image.bits == 8 && !allow_8bit) {
         cli_error("depth image '%s' is 8-bit; depth sensors write 16-bit PNGs (pass "
                   "--allow-8bit to use its values as sensor units)",
                   path);
-    } else if (!(values = malloc((size_t)*w * (size_t)*h * sizeof *values))) {
-        cli_error("out of memory");
-    } else {
-        for (size_t i = 0; i < (size_t)*w * (size_t)*h; ++i)
-            values[i] = image.pixels[i];
+        return -1;
     }
-    img_free(&image);
-    return values;
+    if (image.bits == 8) { /* widened in place, from the end */
+        const size_t n = (size_t)image.width * (size_t)image.height;
+        uint16_t *wide = img_buffer(IMG_SLOT_0, n * 2);
+        if (!wide)
+            return -1;
+        const unsigned char *narrow = (const unsigned char *)wide;
+        for (size_t i = n; i-- > 0;)
+            wide[i] = narrow[i];
+        image.pixels = (unsigned char *)wide;
+    }
+    *out = (depth_frame){image.pixels, CLC_PIXEL_DEPTH_U16, image.width, image.height};
+    return 0;
 }
 
-static int write_ply(FILE *out, void *arg)
+/* What an output's name asks for: PLY or PCD. */
+typedef enum cloud_format { CLOUD_UNKNOWN, CLOUD_PLY, CLOUD_PCD } cloud_format;
+
+static cloud_format cloud_format_of(const char *path)
 {
-    return ply_write(out, arg);
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return !dot                           ? CLOUD_UNKNOWN
+           : strcasecmp(dot, ".ply") == 0 ? CLOUD_PLY
+           : strcasecmp(dot, ".pcd") == 0 ? CLOUD_PCD
+                                          : CLOUD_UNKNOWN;
+}
+
+typedef struct cloud_out {
+    cloud_format format;
+    ply_cloud ply;
+    pcd_cloud pcd;
+} cloud_out;
+
+static int write_cloud(FILE *out, void *arg)
+{
+    const cloud_out *c = arg;
+    return c->format == CLOUD_PCD ? pcd_write(out, &c->pcd) : ply_write(out, &c->ply);
 }
 
 /* Everything a conversion needs besides its files. */
@@ -94,60 +172,67 @@ typedef struct cloud_job {
 static int convert_depth(clc_context *ctx, const cloud_job *job, const char *depth_path,
                          const char *color_path, const char *out_path)
 {
-    int rc = -1, w = 0, h = 0;
+    int rc = -1;
     const unsigned char *rgb = NULL;
-    float *points = NULL;
-    unsigned char *colors = NULL;
     clc_context *own = NULL;
-    img color = {0};
-    uint16_t *depth = load_depth(depth_path, job->allow_8bit, &w, &h);
-    if (!depth)
-        goto done;
+    depth_frame depth;
+    if (load_depth(depth_path, job->allow_8bit, &depth) != 0)
+        return -1;
+    const int w = depth.width, h = depth.height;
     if (job->width && (w != job->width || h != job->height)) {
         cli_error("'%s' is %d x %d; the intrinsics are for %d x %d", depth_path, w, h, job->width,
                   job->height);
-        goto done;
+        return -1;
+    }
+    if (depth.format == CLC_PIXEL_DEPTH_F32 && job->options.depth_scale != 0) {
+        cli_error("'%s' holds float32 depth in metres; --depth-scale is for 16-bit sensor units",
+                  depth_path);
+        return -1;
     }
     if (color_path) {
-        if (img_read(color_path, 3, 0, &color) != 0)
-            goto done;
+        img color;
+        if (img_read(color_path, IMG_SLOT_1, 3, 0, &color) != 0)
+            return -1;
         rgb = color.pixels;
         if (color.width != w || color.height != h) {
             cli_error("colour image '%s' is %d x %d but depth is %d x %d", color_path, color.width,
                       color.height, w, h);
-            goto done;
+            return -1;
         }
     }
-    const clc_image_desc ddesc = {CLC_PIXEL_DEPTH_U16, (size_t)w, (size_t)h, 0};
+    const clc_image_desc ddesc = {depth.format, (size_t)w, (size_t)h, 0};
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, (size_t)w, (size_t)h, 0};
     size_t grid = 0, count = 0;
     if (clc_cloud_grid_size(&ddesc, &job->options, &grid) != CLC_SUCCESS) {
         cli_error("%s", clc_last_error());
-        goto done;
+        return -1;
     }
-    points = malloc(grid * 12);
-    colors = rgb ? malloc(grid * 3) : NULL;
-    if (!points || (rgb && !colors)) {
-        cli_error("out of memory for %zu points", grid);
-        goto done;
-    }
+    float *points = img_buffer(IMG_OUT_0, grid * 12);
+    unsigned char *colors = rgb ? img_buffer(IMG_OUT_1, grid * 3) : NULL;
+    if (!points || (rgb && !colors))
+        return -1;
     if (!ctx) {
         clc_context_options copts = {0};
         copts.device = job->device;
         if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
             cli_error("%s", clc_last_error());
-            goto done;
+            return -1;
         }
         ctx = own;
     }
-    if (clc_depth_to_points(ctx, &ddesc, depth, rgb ? &cdesc : NULL, rgb, &job->k, &job->options,
-                            points, colors, grid, &count) != CLC_SUCCESS) {
+    if (clc_depth_to_points(ctx, &ddesc, depth.values, rgb ? &cdesc : NULL, rgb, &job->k,
+                            &job->options, points, colors, grid, &count) != CLC_SUCCESS) {
         cli_error("'%s': %s", depth_path, clc_last_error());
         goto done;
     }
-    ply_cloud cloud = {points, colors, count, job->ascii};
+    const int organized = job->options.layout == CLC_CLOUD_ORGANIZED;
+    const size_t stride = job->options.stride ? job->options.stride : 1;
+    cloud_out cloud = {cloud_format_of(out_path),
+                       {points, colors, count, job->ascii},
+                       {points, colors, count, organized ? ((size_t)w + stride - 1) / stride : 0,
+                        organized ? ((size_t)h + stride - 1) / stride : 0, job->ascii}};
     char error[512];
-    if (cli_write_atomic(out_path, write_ply, &cloud, error, sizeof error) != 0) {
+    if (cli_write_atomic(out_path, write_cloud, &cloud, error, sizeof error) != 0) {
         cli_error("%s", error);
         goto done;
     }
@@ -156,10 +241,6 @@ static int convert_depth(clc_context *ctx, const cloud_job *job, const char *dep
     rc = 0;
 done:
     clc_context_destroy(own);
-    free(points);
-    free(colors);
-    img_free(&color);
-    free(depth);
     return rc;
 }
 
@@ -270,19 +351,20 @@ static int index_colors(cloud_job *job, cli_batch *colors, const char *folder, i
     return 0;
 }
 
-/* The output's name must say PLY: the format follows the extension, and PLY is what is written. */
+/* The output's name says its format: PLY or PCD, what is written. */
 static int check_output(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && !strchr(dot, '/') && strcasecmp(dot, ".ply") == 0)
+    if (cloud_format_of(path) != CLOUD_UNKNOWN)
         return 0;
-    cli_error("cannot write '%s': point clouds are written as PLY, so OUT must end in .ply", path);
+    cli_error("cannot write '%s': point clouds are written as PLY or PCD, so OUT must end in .ply "
+              "or .pcd",
+              path);
     return -1;
 }
 
 int cmd_cloud(int argc, char **argv)
 {
-    const char *color_path = NULL, *intrinsics = NULL;
+    const char *color_path = NULL, *intrinsics = NULL, *format = NULL;
     int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
@@ -330,6 +412,9 @@ int cmd_cloud(int argc, char **argv)
         } else if (cli_is(&a, "--device")) {
             if (!(job.device = cli_value(&a)))
                 goto done;
+        } else if (cli_is(&a, "--format")) {
+            if (!(format = cli_value(&a)))
+                goto done;
         } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
             if (opt < 0)
                 goto done;
@@ -358,6 +443,10 @@ int cmd_cloud(int argc, char **argv)
     }
     if (!batch.outdir && check_output(batch.paths[1]) != 0)
         goto done;
+    if (!batch.outdir && format) {
+        cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
+        goto done;
+    }
     if (intrinsics) {
         for (int j = 0; j < 4; ++j) {
             if (!isnan(k[j])) {
@@ -383,7 +472,15 @@ int cmd_cloud(int argc, char **argv)
         }
         batch.devices = job.device;
         job.quiet = 1; /* the progress line speaks for the batch */
-        rc = cli_batch_run(&batch, ".ply", convert_item, &job);
+        const char *ext = !format || strcasecmp(format, "ply") == 0 ? ".ply"
+                          : strcasecmp(format, "pcd") == 0          ? ".pcd"
+                                                                    : NULL;
+        if (!ext) {
+            cli_error("--format '%s' is not a point cloud format this tool writes (ply, pcd)",
+                      format);
+            goto done;
+        }
+        rc = cli_batch_run(&batch, ext, convert_item, &job);
     } else {
         if (cli_interrupt_begin(NULL, NULL) != 0) {
             rc = CLI_EXIT_FAILURE;

@@ -16,11 +16,13 @@ static void usage(FILE *out)
             "usage: clcompute gray IN OUT [--weights bt601|bt709] [--device SEL]\n"
             "       clcompute gray IN... -o OUTDIR [--format EXT] [batch options] [--weights ...]\n"
             "\n"
-            "Converts images to 8-bit gray, bit-exact with OpenCV's cvtColor (BT.601; bt709 on\n"
-            "request). IN: PNG, JPEG, BMP, TGA, PGM/PPM or GIF with 8-bit gray, gray+alpha,\n"
-            "RGB or RGBA pixels (alpha is ignored, as OpenCV does). OUT is written in the format\n"
-            "its extension names (" IMG_WRITABLE_LIST "); anything else is refused before\n"
-            "IN is read. Files appear whole or not at all.\n"
+            "Converts images to 8-bit gray, bit-exact with OpenCV's cvtColor(imread(IN)) (BT.601;\n"
+            "bt709 on request). IN: PNG, JPEG, BMP, TGA, PGM/PPM or GIF with 8-bit gray,\n"
+            "gray+alpha, RGB or RGBA pixels (alpha is ignored, as OpenCV does); JPEGs are decoded\n"
+            "as OpenCV decodes them (libjpeg-turbo, EXIF orientation applied). OUT is written in\n"
+            "the format its extension names (" IMG_WRITABLE_LIST "; PNG as OpenCV's imwrite\n"
+            "writes it, JPEG at quality 95); anything else is refused before IN is read. Files\n"
+            "appear whole or not at all.\n"
             "\n"
             "With -o: every IN (a folder means its image files, by extension; other files are\n"
             "skipped and listed) becomes OUTDIR/NAME.EXT (--format, default png), on every device\n"
@@ -45,16 +47,14 @@ typedef struct gray_job {
 static int convert_file(clc_context *ctx, const gray_job *job, const char *in, const char *out)
 {
     img image;
-    if (img_read(in, 0, 0, &image) != 0)
+    if (img_read(in, IMG_SLOT_0, 0, 0, &image) != 0)
         return -1;
     int rc = -1;
     clc_context *own = NULL;
     const size_t pixels = (size_t)image.width * (size_t)image.height;
-    uint8_t *gray = malloc(pixels);
-    if (!gray) {
-        cli_error("out of memory for %d x %d pixels", image.width, image.height);
-        goto done;
-    }
+    uint8_t *gray = img_buffer(IMG_OUT_0, pixels);
+    if (!gray)
+        return -1;
     if (image.channels <= 2) {
         /* Already gray: keep the gray channel, drop alpha. */
         for (size_t i = 0; i < pixels; ++i)
@@ -86,8 +86,6 @@ static int convert_file(clc_context *ctx, const gray_job *job, const char *in, c
     rc = 0;
 done:
     clc_context_destroy(own);
-    free(gray);
-    img_free(&image);
     return rc;
 }
 

@@ -1,8 +1,10 @@
-/* Image files through stb: the whole file read once, its format told by its first bytes, decoded
- * from memory; gray written in the format the output's name asks for. */
+/* Image files: the whole file read once into a per-thread buffer, its format told by its first
+ * bytes, decoded by the library the field uses for it into per-thread buffers reused from file to
+ * file; gray written in the format the output's name asks for. */
 #include "image.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +12,15 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include <spng.h>
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
+#include <turbojpeg.h>
 
 #include "cli.h"
+
+/* Decoded images above this are refused before any allocation: a header can claim anything. */
+#define MAX_DECODED ((size_t)1 << 32)
 
 static const struct {
     const char *ext;
@@ -28,14 +35,18 @@ const char *img_format_name(img_format format)
     return names[format];
 }
 
-img_format img_format_of_name(const char *path)
+static const char *extension(const char *path)
 {
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot)
-        return IMG_UNKNOWN;
+    return dot ? dot + 1 : "";
+}
+
+img_format img_format_of_name(const char *path)
+{
+    const char *ext = extension(path);
     for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; ++i)
-        if (strcasecmp(dot + 1, extensions[i].ext) == 0)
+        if (strcasecmp(ext, extensions[i].ext) == 0)
             return extensions[i].format;
     return IMG_UNKNOWN;
 }
@@ -54,8 +65,79 @@ int img_is_image_name(const char *path)
 int img_is_depth_name(const char *path)
 {
     const img_format f = img_format_of_name(path);
-    return f == IMG_PNG || f == IMG_PNM;
+    return f == IMG_PNG || f == IMG_PNM || strcasecmp(extension(path), "npy") == 0;
 }
+
+/* ---- per-thread buffers ---- */
+
+typedef struct buffer {
+    unsigned char *data;
+    size_t capacity;
+} buffer;
+
+typedef struct scratch {
+    buffer slots[IMG_SLOTS];
+    buffer file, turn, encoded; /* file bytes; an image being reoriented; a compressed output */
+    tjhandle decoder, encoder;
+} scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+    scratch *s = p;
+    for (int i = 0; i < IMG_SLOTS; ++i)
+        free(s->slots[i].data);
+    free(s->file.data);
+    free(s->turn.data);
+    tjFree(s->encoded.data);
+    if (s->decoder)
+        tjDestroy(s->decoder);
+    if (s->encoder)
+        tjDestroy(s->encoder);
+    free(s);
+}
+
+static void scratch_key_make(void)
+{
+    pthread_key_create(&scratch_key, scratch_free);
+}
+
+/* This thread's buffers (freed when it ends); NULL when out of memory. */
+static scratch *this_thread(void)
+{
+    pthread_once(&scratch_once, scratch_key_make);
+    scratch *s = pthread_getspecific(scratch_key);
+    if (!s && (s = calloc(1, sizeof *s)) != NULL && pthread_setspecific(scratch_key, s) != 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static unsigned char *grow(buffer *b, size_t bytes)
+{
+    if (bytes > b->capacity) {
+        unsigned char *data = realloc(b->data, bytes);
+        if (!data)
+            return NULL;
+        b->data = data;
+        b->capacity = bytes;
+    }
+    return b->data;
+}
+
+void *img_buffer(int slot, size_t bytes)
+{
+    scratch *s = this_thread();
+    unsigned char *p = s ? grow(&s->slots[slot], bytes ? bytes : 1) : NULL;
+    if (!p)
+        cli_error("out of memory for %zu bytes", bytes);
+    return p;
+}
+
+/* ---- reading ---- */
 
 /* The format the first bytes say; TGA has no signature, so its name decides. */
 static img_format sniff(const unsigned char *b, size_t n, const char *path)
@@ -73,101 +155,394 @@ static img_format sniff(const unsigned char *b, size_t n, const char *path)
     return img_format_of_name(path) == IMG_TGA ? IMG_TGA : IMG_UNKNOWN;
 }
 
-/* The whole file; NULL after a message. */
-static unsigned char *read_whole(const char *path, size_t *size)
+const unsigned char *img_read_file(const char *path, size_t *size)
 {
+    scratch *s = this_thread();
     struct stat st;
     FILE *f = NULL;
+    if (!s) {
+        cli_error("out of memory");
+        return NULL;
+    }
     if (stat(path, &st) != 0 || !(f = fopen(path, "rb"))) {
         cli_error("cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
     if (S_ISDIR(st.st_mode)) {
-        cli_error("'%s' is a directory, not an image", path);
+        cli_error("'%s' is a directory, not a file to read", path);
         fclose(f);
         return NULL;
     }
     /* Read to the end rather than trusting st_size: a pipe or FIFO has none. */
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
-    unsigned char *data = malloc(cap);
-    while (data) {
-        n += fread(data + n, 1, cap - n, f);
-        if (n < cap || ferror(f))
-            break;
-        unsigned char *grown = realloc(data, cap * 2);
-        if (!grown) {
-            free(data);
-            data = NULL;
+    size_t want = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
+    int failed = 0;
+    for (;;) {
+        if (!grow(&s->file, want)) {
+            failed = ENOMEM;
             break;
         }
-        data = grown;
-        cap *= 2;
+        n += fread(s->file.data + n, 1, s->file.capacity - n, f);
+        if (ferror(f)) {
+            failed = errno ? errno : EIO;
+            break;
+        }
+        if (n < s->file.capacity)
+            break;
+        want = s->file.capacity * 2;
     }
-    const int failed = !data || ferror(f);
-    const int read_errno = errno;
     fclose(f);
     if (failed) {
-        cli_error("cannot read '%s': %s", path, data ? strerror(read_errno) : "out of memory");
-        free(data);
+        cli_error("cannot read '%s': %s", path, strerror(failed));
         return NULL;
     }
     *size = n;
-    return data;
+    return s->file.data;
 }
 
-int img_read(const char *path, int want_channels, int allow16, img *out)
+/* EXIF orientation (1 to 8) of a JPEG, 1 when it has none: the APP1 "Exif" segment's TIFF IFD0
+ * entry 0x0112, read with every offset checked. */
+static int exif_orientation(const unsigned char *b, size_t n)
 {
-    memset(out, 0, sizeof *out);
-    size_t size = 0;
-    unsigned char *data = read_whole(path, &size);
-    if (!data)
-        return -1;
-    int rc = -1;
-    const img_format format = sniff(data, size, path);
-    if (size == 0) {
-        cli_error("'%s' is empty, not an image", path);
-    } else if (size > INT32_MAX) {
-        cli_error("'%s' is larger than 2 GiB; not an image this tool reads", path);
-    } else if (format == IMG_UNKNOWN) {
-        cli_error("'%s' is not an image this tool reads (PNG, JPEG, BMP, TGA, PGM/PPM, GIF)", path);
-    } else {
-        const int n = (int)size;
-        const int wide = stbi_is_16_bit_from_memory(data, n);
-        if (wide && !allow16) {
-            cli_error("'%s' has 16-bit channels; only 8-bit images are converted", path);
-        } else {
-            void *pixels =
-                wide ? (void *)stbi_load_16_from_memory(data, n, &out->width, &out->height,
-                                                        &out->channels, want_channels)
-                     : (void *)stbi_load_from_memory(data, n, &out->width, &out->height,
-                                                     &out->channels, want_channels);
-            if (!pixels) {
-                cli_error("'%s' is a truncated or corrupt %s file (stb says: %s)", path,
-                          img_format_name(format), stbi_failure_reason());
-            } else {
-                out->pixels = pixels;
-                out->bits = wide ? 16 : 8;
-                if (want_channels)
-                    out->channels = want_channels;
-                rc = 0;
+    size_t p = 2;
+    while (p + 4 <= n && b[p] == 0xFF) {
+        const unsigned marker = b[p + 1];
+        if (marker == 0xDA || marker == 0xD9) /* start of scan, end of image */
+            break;
+        const size_t len = (size_t)b[p + 2] << 8 | b[p + 3];
+        if (len < 2 || p + 2 + len > n)
+            break;
+        const unsigned char *seg = b + p + 4;
+        const size_t slen = len - 2;
+        if (marker == 0xE1 && slen >= 14 && memcmp(seg, "Exif\0\0", 6) == 0) {
+            const unsigned char *t = seg + 6;
+            const size_t tlen = slen - 6;
+            const int le = t[0] == 'I' && t[1] == 'I';
+            if (!le && !(t[0] == 'M' && t[1] == 'M'))
+                return 1;
+#define U16(q) (le ? (unsigned)(q)[0] | (unsigned)(q)[1] << 8 : (unsigned)(q)[0] << 8 | (q)[1])
+#define U32(q)                                                                                     \
+    (le ? (size_t)U16(q) | (size_t)U16((q) + 2) << 16 : (size_t)U16(q) << 16 | U16((q) + 2))
+            const size_t ifd = U32(t + 4);
+            if (ifd + 2 > tlen)
+                return 1;
+            const unsigned entries = U16(t + ifd);
+            for (unsigned e = 0; e < entries; ++e) {
+                const size_t at = ifd + 2 + 12 * (size_t)e;
+                if (at + 12 > tlen)
+                    return 1;
+                if (U16(t + at) == 0x0112 && U16(t + at + 2) == 3) {
+                    const unsigned v = U16(t + at + 8);
+                    return v >= 1 && v <= 8 ? (int)v : 1;
+                }
             }
+#undef U16
+#undef U32
+            return 1;
+        }
+        p += 2 + len;
+    }
+    return 1;
+}
+
+/* Applies EXIF orientation o to an image in slot's buffer, as OpenCV's imread does: a transpose
+ * for 5 to 8, then a horizontal flip for 2 and 6, both flips for 3 and 7, a vertical one for 4
+ * and 8. */
+static int orient(scratch *s, int slot, img *im, int o)
+{
+    if (o == 1)
+        return 0;
+    const size_t px = (size_t)im->channels * (size_t)(im->bits / 8);
+    const size_t bytes = (size_t)im->width * (size_t)im->height * px;
+    if (!grow(&s->turn, bytes)) {
+        cli_error("out of memory");
+        return -1;
+    }
+    const int w = o >= 5 ? im->height : im->width, h = o >= 5 ? im->width : im->height;
+    const int hflip = o == 2 || o == 3 || o == 6 || o == 7, vflip = o == 3 || o == 4 || o >= 7;
+    for (int y = 0; y < h; ++y) {
+        const int v = vflip ? h - 1 - y : y;
+        for (int x = 0; x < w; ++x) {
+            const int u = hflip ? w - 1 - x : x;
+            /* (u, v) in the transposed image is (v, u) in the decoded one. */
+            const size_t from = o >= 5 ? (size_t)u * (size_t)im->width + (size_t)v
+                                       : (size_t)v * (size_t)im->width + (size_t)u;
+            memcpy(s->turn.data + ((size_t)y * (size_t)w + (size_t)x) * px, im->pixels + from * px,
+                   px);
         }
     }
-    free(data);
+    /* The slot takes the turned image; its old buffer becomes the next turn's. */
+    buffer t = s->turn;
+    s->turn = s->slots[slot];
+    s->slots[slot] = t;
+    im->pixels = t.data;
+    im->width = w;
+    im->height = h;
+    return 0;
+}
+
+static int too_large(const char *path, size_t w, size_t h, size_t px)
+{
+    if (w && h && px && w <= MAX_DECODED / h / px)
+        return 0;
+    cli_error("'%s' declares %zu x %zu pixels; too large an image (or a corrupt header)", path, w,
+              h);
+    return 1;
+}
+
+static int decode_jpeg(scratch *s, int slot, const char *path, const unsigned char *data,
+                       size_t size, int want, img *out)
+{
+    if (!s->decoder && !(s->decoder = tjInitDecompress())) {
+        cli_error("libjpeg-turbo: %s", tjGetErrorStr2(NULL));
+        return -1;
+    }
+    int w = 0, h = 0, sub = 0, space = 0;
+    if (tjDecompressHeader3(s->decoder, data, (unsigned long)size, &w, &h, &sub, &space) != 0) {
+        cli_error("'%s' is a truncated or corrupt JPEG file (libjpeg-turbo says: %s)", path,
+                  tjGetErrorStr2(s->decoder));
+        return -1;
+    }
+    if (space == TJCS_CMYK || space == TJCS_YCCK) {
+        cli_error("'%s' is a CMYK JPEG; only gray and colour (YCbCr, RGB) JPEGs are read", path);
+        return -1;
+    }
+    /* A gray JPEG stays gray unless RGB is asked for: OpenCV's BGR copy of it has three equal
+     * channels, which convert back to the same gray. */
+    const int channels = want ? want : space == TJCS_GRAY ? 1 : 3;
+    if (too_large(path, (size_t)w, (size_t)h, (size_t)channels))
+        return -1;
+    unsigned char *pixels = grow(&s->slots[slot], (size_t)w * (size_t)h * (size_t)channels);
+    if (!pixels) {
+        cli_error("out of memory for %d x %d pixels", w, h);
+        return -1;
+    }
+    /* Flags 0: the accurate integer IDCT and smooth upsampling, libjpeg's defaults, which
+     * OpenCV's imread keeps. A warning (a truncated file) is a failure here, not a gray band. */
+    if (tjDecompress2(s->decoder, data, (unsigned long)size, pixels, w, 0, h,
+                      channels == 1 ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING) != 0) {
+        cli_error("'%s' is a truncated or corrupt JPEG file (libjpeg-turbo says: %s)", path,
+                  tjGetErrorStr2(s->decoder));
+        return -1;
+    }
+    *out = (img){pixels, w, h, channels, 8};
+    return orient(s, slot, out, exif_orientation(data, size));
+}
+
+static int decode_png(scratch *s, int slot, const char *path, const unsigned char *data,
+                      size_t size, int want, int allow16, img *out)
+{
+    spng_ctx *ctx = spng_ctx_new(0);
+    struct spng_ihdr ihdr;
+    int rc = -1, err = 0;
+    if (!ctx) {
+        cli_error("out of memory");
+        return -1;
+    }
+    spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_ERROR);
+    if ((err = spng_set_png_buffer(ctx, data, size)) != 0 || (err = spng_get_ihdr(ctx, &ihdr))) {
+        cli_error("'%s' is a truncated or corrupt PNG file (libspng says: %s)", path,
+                  spng_strerror(err));
+        goto done;
+    }
+    const int wide = ihdr.bit_depth == 16;
+    const int gray = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
+                     ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
+    if (wide && !allow16) {
+        cli_error("'%s' has 16-bit channels; only 8-bit images are converted", path);
+        goto done;
+    }
+    /* What OpenCV's imread gives, alpha aside: gray stays gray (alpha dropped), anything else
+     * becomes RGB (palettes expanded, alpha dropped); 16-bit stays 16-bit (depth images). */
+    int fmt, channels;
+    if (want == 3) {
+        fmt = SPNG_FMT_RGB8, channels = 3;
+    } else if (wide) {
+        fmt = SPNG_FMT_PNG;
+        channels = gray ? (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ? 1 : 2)
+                        : (ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR ? 3 : 4);
+    } else if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE) {
+        /* G8 expands 1, 2 and 4-bit gray; 8-bit gray is the file's own format. */
+        fmt = ihdr.bit_depth < 8 ? SPNG_FMT_G8 : SPNG_FMT_PNG, channels = 1;
+    } else if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA) {
+        fmt = SPNG_FMT_PNG, channels = 2; /* 8-bit gray + alpha: libspng 0.7 has no GA8 */
+    } else {
+        fmt = SPNG_FMT_RGB8, channels = 3;
+    }
+    size_t bytes = 0;
+    if (too_large(path, ihdr.width, ihdr.height, (size_t)channels * (wide ? 2 : 1)))
+        goto done;
+    if ((err = spng_decoded_image_size(ctx, fmt, &bytes)) != 0) {
+        cli_error("'%s': libspng cannot decode this PNG as needed (%s)", path, spng_strerror(err));
+        goto done;
+    }
+    unsigned char *pixels = grow(&s->slots[slot], bytes);
+    if (!pixels) {
+        cli_error("out of memory for %u x %u pixels", ihdr.width, ihdr.height);
+        goto done;
+    }
+    if ((err = spng_decode_image(ctx, pixels, bytes, fmt, 0)) != 0) {
+        cli_error("'%s' is a truncated or corrupt PNG file (libspng says: %s)", path,
+                  spng_strerror(err));
+        goto done;
+    }
+    *out = (img){pixels, (int)ihdr.width, (int)ihdr.height, channels, wide ? 16 : 8};
+    rc = 0;
+done:
+    spng_ctx_free(ctx);
     return rc;
 }
 
-void img_free(img *image)
+/* A PNM header number: whitespace and comments skipped. */
+static int pnm_number(const unsigned char *b, size_t n, size_t *p, unsigned long *v)
 {
-    stbi_image_free(image->pixels);
-    memset(image, 0, sizeof *image);
+    for (;;) {
+        while (*p < n && (b[*p] == ' ' || b[*p] == '\t' || b[*p] == '\r' || b[*p] == '\n'))
+            ++*p;
+        if (*p < n && b[*p] == '#') {
+            while (*p < n && b[*p] != '\n')
+                ++*p;
+            continue;
+        }
+        break;
+    }
+    if (*p >= n || b[*p] < '0' || b[*p] > '9')
+        return -1;
+    *v = 0;
+    while (*p < n && b[*p] >= '0' && b[*p] <= '9') {
+        if (*v > 100000000)
+            return -1;
+        *v = *v * 10 + (unsigned long)(b[*p] - '0');
+        ++*p;
+    }
+    return 0;
 }
 
-typedef struct gray_job {
+/* Binary PGM (P5) and PPM (P6), 8 or 16 bits (big-endian in the file, as the format says). */
+static int decode_pnm(scratch *s, int slot, const char *path, const unsigned char *b, size_t n,
+                      int want, int allow16, img *out)
+{
+    size_t p = 2;
+    unsigned long w = 0, h = 0, maxval = 0;
+    if (n < 3 || (b[1] != '5' && b[1] != '6') || pnm_number(b, n, &p, &w) ||
+        pnm_number(b, n, &p, &h) || pnm_number(b, n, &p, &maxval) || p >= n || maxval == 0 ||
+        maxval > 65535 || w == 0 || h == 0) {
+        cli_error("'%s' is not a binary PGM/PPM (P5 or P6) file this tool reads, or its header "
+                  "is corrupt",
+                  path);
+        return -1;
+    }
+    ++p; /* the single whitespace byte after maxval */
+    const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255;
+    if (wide && !allow16) {
+        cli_error("'%s' has 16-bit channels; only 8-bit images are converted", path);
+        return -1;
+    }
+    const size_t sample = wide ? 2 : 1;
+    if (too_large(path, w, h, (size_t)channels * sample))
+        return -1;
+    const size_t count = (size_t)w * h * (size_t)channels;
+    if (n - p < count * sample) {
+        cli_error("'%s' is a truncated or corrupt PGM/PPM file (%zu bytes of pixels, %zu needed)",
+                  path, n - p, count * sample);
+        return -1;
+    }
+    const int out_channels = want == 3 ? 3 : channels;
+    unsigned char *pixels = grow(&s->slots[slot], (size_t)w * h * (size_t)out_channels * sample);
+    if (!pixels) {
+        cli_error("out of memory for %lu x %lu pixels", w, h);
+        return -1;
+    }
+    if (wide) {
+        uint16_t *d = (uint16_t *)(void *)pixels;
+        for (size_t i = 0; i < count; ++i)
+            d[i] = (uint16_t)(b[p + 2 * i] << 8 | b[p + 2 * i + 1]);
+    } else if (out_channels == channels) {
+        memcpy(pixels, b + p, count);
+    } else {
+        for (size_t i = 0; i < count; ++i)
+            pixels[3 * i] = pixels[3 * i + 1] = pixels[3 * i + 2] = b[p + i];
+    }
+    *out = (img){pixels, (int)w, (int)h, out_channels, wide ? 16 : 8};
+    return 0;
+}
+
+/* BMP, TGA and GIF: stb decodes, the slot keeps a copy. */
+static int decode_stb(scratch *s, int slot, const char *path, img_format format,
+                      const unsigned char *data, size_t size, int want, img *out)
+{
+    int w = 0, h = 0, channels = 0;
+    unsigned char *pixels = stbi_load_from_memory(data, (int)size, &w, &h, &channels, want);
+    if (!pixels) {
+        cli_error("'%s' is a truncated or corrupt %s file (stb says: %s)", path,
+                  img_format_name(format), stbi_failure_reason());
+        return -1;
+    }
+    channels = want ? want : channels;
+    const size_t bytes = (size_t)w * (size_t)h * (size_t)channels;
+    unsigned char *copy = grow(&s->slots[slot], bytes);
+    if (copy)
+        memcpy(copy, pixels, bytes);
+    stbi_image_free(pixels);
+    if (!copy) {
+        cli_error("out of memory for %d x %d pixels", w, h);
+        return -1;
+    }
+    *out = (img){copy, w, h, channels, 8};
+    return 0;
+}
+
+int img_read(const char *path, int slot, int want_channels, int allow16, img *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t size = 0;
+    const unsigned char *data = img_read_file(path, &size);
+    scratch *s = this_thread();
+    if (!data || !s)
+        return -1;
+    const img_format format = sniff(data, size, path);
+    if (size == 0) {
+        cli_error("'%s' is empty, not an image", path);
+        return -1;
+    }
+    if (size > INT32_MAX) {
+        cli_error("'%s' is larger than 2 GiB; not an image this tool reads", path);
+        return -1;
+    }
+    switch (format) {
+    case IMG_JPEG:
+        return decode_jpeg(s, slot, path, data, size, want_channels, out);
+    case IMG_PNG:
+        return decode_png(s, slot, path, data, size, want_channels, allow16, out);
+    case IMG_PNM:
+        return decode_pnm(s, slot, path, data, size, want_channels, allow16, out);
+    case IMG_BMP:
+    case IMG_TGA:
+    case IMG_GIF:
+        return decode_stb(s, slot, path, format, data, size, want_channels, out);
+    default:
+        cli_error("'%s' is not an image this tool reads (PNG, JPEG, BMP, TGA, PGM/PPM, GIF)", path);
+        return -1;
+    }
+}
+
+/* ---- writing ---- */
+
+typedef struct encoded {
+    const unsigned char *data;
+    size_t size;
+} encoded;
+
+static int write_encoded(FILE *out, void *arg)
+{
+    const encoded *e = arg;
+    return fwrite(e->data, 1, e->size, out) == e->size ? 0 : -1;
+}
+
+typedef struct raw_gray {
     img_format format;
     const unsigned char *pixels;
     int width, height;
-} gray_job;
+} raw_gray;
 
 static void to_file(void *context, void *data, int size)
 {
@@ -175,29 +550,47 @@ static void to_file(void *context, void *data, int size)
         fwrite(data, 1, (size_t)size, context);
 }
 
-static int write_gray(FILE *out, void *arg)
+static int write_raw(FILE *out, void *arg)
 {
-    const gray_job *j = arg;
+    const raw_gray *j = arg;
+    const size_t bytes = (size_t)j->width * (size_t)j->height;
     switch (j->format) {
-    case IMG_PNG:
-        return stbi_write_png_to_func(to_file, out, j->width, j->height, 1, j->pixels, j->width)
-                   ? 0
-                   : -1;
-    case IMG_JPEG: /* quality 95, OpenCV's imwrite default */
-        return stbi_write_jpg_to_func(to_file, out, j->width, j->height, 1, j->pixels, 95) ? 0 : -1;
     case IMG_BMP:
         return stbi_write_bmp_to_func(to_file, out, j->width, j->height, 1, j->pixels) ? 0 : -1;
     case IMG_TGA:
         return stbi_write_tga_to_func(to_file, out, j->width, j->height, 1, j->pixels) ? 0 : -1;
-    case IMG_PNM:
+    default: /* PGM */
         fprintf(out, "P5\n%d %d\n255\n", j->width, j->height);
-        return fwrite(j->pixels, 1, (size_t)j->width * (size_t)j->height, out) ==
-                       (size_t)j->width * (size_t)j->height
-                   ? 0
-                   : -1;
-    default:
-        return -1;
+        return fwrite(j->pixels, 1, bytes, out) == bytes ? 0 : -1;
     }
+}
+
+/* PNG as OpenCV's imwrite writes it by default: sub filter, zlib level 1, run-length strategy
+ * (fast, and the same bytes of image data as OpenCV's). */
+static int encode_png(const unsigned char *pixels, int w, int h, void **png, size_t *size,
+                      char *error, size_t error_size)
+{
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    int err = ctx ? 0 : SPNG_EMEM;
+    struct spng_ihdr ihdr = {(uint32_t)w, (uint32_t)h, 8, SPNG_COLOR_TYPE_GRAYSCALE, 0, 0, 0};
+    if (!err)
+        err = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
+    if (!err)
+        err = spng_set_option(ctx, SPNG_FILTER_CHOICE, SPNG_FILTER_CHOICE_SUB);
+    if (!err)
+        err = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 1);
+    if (!err)
+        err = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, 3 /* Z_RLE */);
+    if (!err)
+        err = spng_set_ihdr(ctx, &ihdr);
+    if (!err)
+        err = spng_encode_image(ctx, pixels, (size_t)w * (size_t)h, SPNG_FMT_PNG,
+                                SPNG_ENCODE_FINALIZE);
+    *png = err ? NULL : spng_get_png_buffer(ctx, size, &err);
+    if (err)
+        snprintf(error, error_size, "libspng cannot encode the PNG: %s", spng_strerror(err));
+    spng_ctx_free(ctx);
+    return err ? -1 : 0;
 }
 
 int img_write_gray(const char *path, img_format format, const unsigned char *pixels, int width,
@@ -208,6 +601,40 @@ int img_write_gray(const char *path, img_format format, const unsigned char *pix
                  path, IMG_WRITABLE_LIST);
         return -1;
     }
-    gray_job j = {format, pixels, width, height};
-    return cli_write_atomic(path, write_gray, &j, error, error_size);
+    if (format == IMG_PNG) {
+        void *png = NULL;
+        size_t size = 0;
+        if (encode_png(pixels, width, height, &png, &size, error, error_size) != 0)
+            return -1;
+        encoded e = {png, size};
+        const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
+        free(png);
+        return rc;
+    }
+    if (format == IMG_JPEG) {
+        scratch *s = this_thread();
+        if (!s || (!s->encoder && !(s->encoder = tjInitCompress()))) {
+            snprintf(error, error_size, "libjpeg-turbo: %s", tjGetErrorStr2(NULL));
+            return -1;
+        }
+        /* Quality 95, OpenCV's imwrite default; the buffer is kept for the next file. */
+        unsigned long size = tjBufSize(width, height, TJSAMP_GRAY);
+        if (size > s->encoded.capacity) {
+            tjFree(s->encoded.data);
+            s->encoded.data = tjAlloc((int)size);
+            s->encoded.capacity = s->encoded.data ? size : 0;
+        }
+        size = s->encoded.capacity;
+        if (!s->encoded.data ||
+            tjCompress2(s->encoder, pixels, width, 0, height, TJPF_GRAY, &s->encoded.data, &size,
+                        TJSAMP_GRAY, 95, TJFLAG_NOREALLOC) != 0) {
+            snprintf(error, error_size, "libjpeg-turbo cannot encode '%s': %s", path,
+                     tjGetErrorStr2(s->encoder));
+            return -1;
+        }
+        encoded e = {s->encoded.data, size};
+        return cli_write_atomic(path, write_encoded, &e, error, error_size);
+    }
+    raw_gray j = {format, pixels, width, height};
+    return cli_write_atomic(path, write_raw, &j, error, error_size);
 }
