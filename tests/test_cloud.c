@@ -392,8 +392,9 @@ static void misuse_is_refused(void **state)
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
     bad = depth, bad.width = SIZE_MAX / 2, bad.height = 3;
     REFUSED(CLC_ERROR_SIZE_OVERFLOW, CALL(ctx, &bad, NULL, NULL, &k, &o, pts, NULL, 4));
-    const double bad_focal[] = {0.0, NAN, INFINITY, -INFINITY};
-    for (size_t i = 0; i < 4; ++i) {
+    /* 1e-40's reciprocal overflows a float (every coordinate infinite), 1e46's is 0. */
+    const double bad_focal[] = {0.0, NAN, INFINITY, -INFINITY, 1e-40, -1e-40, 1e46};
+    for (size_t i = 0; i < sizeof bad_focal / sizeof bad_focal[0]; ++i) {
         k = K, k.fx = bad_focal[i];
         REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
         k = K, k.fy = bad_focal[i];
@@ -406,6 +407,12 @@ static void misuse_is_refused(void **state)
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
     o.depth_scale = NAN;
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_scale = 1e-40;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    o.depth_scale = 0;
+    k = K, k.cx = 1e300;
+    REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
+    k = K;
     o.depth_scale = 0, o.depth_trunc = -1.0;
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, CALL(ctx, &depth, NULL, NULL, &k, &o, pts, NULL, 4));
     o.depth_trunc = NAN;

@@ -223,6 +223,39 @@ static void lists_name_every_part(void **state)
     assert_int_equal(n, 4);
 }
 
+/* "localrank": the rank modulo the GPUs in PCI bus order (not list order), CPUs without a GPU;
+ * refused without a rank in the environment. */
+static void local_rank_spreads_ranks_over_gpus_by_bus(void **state)
+{
+    (void)state;
+    clc_device_info node[4] = {machine[0], machine[1], machine[2], machine[1]};
+    node[1].pci_bus = "0000:b1:00.0";
+    node[2].pci_bus = "0000:3b:00.0";
+    node[3].pci_bus = "0000:5e:00.0";
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                       "SLURM_LOCALID", "LOCAL_RANK"};
+    for (size_t v = 0; v < 4; ++v)
+        unsetenv(vars[v]);
+    assert_int_equal(refuse(node, 4, "localrank"), CLC_ERROR_INVALID_SELECTOR);
+    assert_non_null(strstr(clc_last_error(), "SLURM_LOCALID"));
+    const size_t by_bus[3] = {2, 3, 1}; /* 3b, 5e, b1 */
+    for (int rank = 0; rank < 6; ++rank) {
+        char text[8];
+        snprintf(text, sizeof text, "%d", rank);
+        setenv(vars[rank % 4], text, 1);
+        assert_int_equal(pick(node, 4, "localrank"), by_bus[rank % 3]);
+        unsetenv(vars[rank % 4]);
+    }
+    setenv("SLURM_LOCALID", "1", 1);
+    assert_int_equal(pick(machine, 1, "LocalRank"), 0); /* no GPU: the CPU */
+    clc_device_info two_cpus[2] = {machine[0], machine[0]};
+    assert_int_equal(pick(two_cpus, 2, "localrank"), 1);
+    assert_int_equal(pick(node, 4, "localrank/cpu"), 3);
+    setenv("SLURM_LOCALID", "x1", 1);
+    assert_int_equal(refuse(node, 4, "localrank"), CLC_ERROR_INVALID_SELECTOR);
+    unsetenv("SLURM_LOCALID");
+}
+
 static void unavailable_devices_are_never_picked(void **state)
 {
     (void)state;
@@ -337,6 +370,7 @@ int main(void)
         cmocka_unit_test_setup(vendor_short_names_match_their_platform, setup_machine),
         cmocka_unit_test_setup(index_selectors_are_two_numbers, setup_machine),
         cmocka_unit_test_setup(lists_name_every_part, setup_machine),
+        cmocka_unit_test_setup(local_rank_spreads_ranks_over_gpus_by_bus, setup_machine),
         cmocka_unit_test_setup(unavailable_devices_are_never_picked, setup_machine),
         cmocka_unit_test_setup(null_arguments_are_refused, setup_machine),
         cmocka_unit_test_setup_teardown(environment_variable_is_used_when_no_selector_is_given,

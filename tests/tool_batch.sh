@@ -134,6 +134,24 @@ grep -q "failed" "$work/log" && grep -q "[1-9] of .* failed" "$work/log" && fail
 "$tool" gray "$work/names" -o "$work/out2" --format webp 2> "$work/log"
 [ $? -eq 2 ] && grep -q "webp" "$work/log" || fail "--format webp accepted"
 
+# Folders: a link back up is not followed (no endless recursion), the output folder inside the
+# input is never read as input, a file given twice is converted once, hidden entries are said.
+mkdir -p "$work/tree/sub"
+cp "$data/rgb.png" "$work/tree/a.png"
+cp "$data/rgb.png" "$work/tree/sub/b.png"
+cp "$data/rgb.png" "$work/tree/.hidden.png"
+ln -s .. "$work/tree/sub/up"
+"$tool" gray "$work/tree" "$work/tree/a.png" -o "$work/tree/gray" --recursive 2> "$work/log" ||
+    fail "tree batch: $(cat "$work/log")"
+grep -q "2/2 done" "$work/log" || fail "tree batch did not convert 2 files: $(cat "$work/log")"
+grep -q "skipped 1 link to a folder the scan was already in" "$work/log" || fail "loop not said"
+grep -q "skipped 1 hidden entry" "$work/log" || fail "hidden entry not said"
+"$tool" gray "$work/tree" -o "$work/tree/gray" --recursive 2> "$work/log" ||
+    fail "second tree batch: $(cat "$work/log")"
+[ ! -e "$work/tree/gray/gray" ] || fail "the output folder was read as input"
+"$tool" gray "$work/tree" -o "$work/dotfmt" --format .jpg --quiet || fail "--format .jpg"
+[ -s "$work/dotfmt/a.jpg" ] || fail "--format .jpg did not write a.jpg"
+
 # Ctrl-C, made deterministic with a FIFO: the first input is a named pipe, so the one worker is
 # blocked reading it when the interrupt comes. The interrupt is acknowledged at once, the file in
 # progress is finished (whole), the others are not started, and the exit status is 130.
@@ -177,6 +195,21 @@ exec 3>&-
 [ "$rc" -eq 130 ] || fail "second Ctrl-C: exit $rc"
 grep -q "stopped; no partial file left" "$work/log" || fail "second Ctrl-C not said: $(cat "$work/log")"
 [ -z "$(ls "$work/fifo_out")" ] || fail "second Ctrl-C left $(ls "$work/fifo_out")"
+
+# SIGTERM (a scheduler's stop) is taken as Ctrl-C is, and the status says which: 128 + 15.
+rm -rf "$work/fifo_out"
+"$tool" gray "$work/fifo_in/a0.png" "$work/fifo_in/a1.png" -o "$work/fifo_out" --workers 1 \
+    --device "$dev" 2> "$work/log" &
+pid=$!
+exec 3> "$work/fifo_in/a0.png"
+kill -TERM $pid
+i=0
+while ! grep -q "stopping after" "$work/log" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+cat "$data/rgb.png" >&3
+exec 3>&-
+wait $pid
+rc=$?
+[ "$rc" -eq 143 ] || fail "SIGTERM: exit $rc, not 143: $(cat "$work/log")"
 
 # Ctrl-C twice during a longer batch, wherever it lands: only complete outputs, no temporary file.
 # 300 links to one 2000 x 2000 PPM.

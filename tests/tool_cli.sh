@@ -57,4 +57,39 @@ head -c 300 "$data/rgb.jpg" > "$work/cut.jpg"
 [ $? -eq 1 ] && grep -q "'.*cut.jpg' is a truncated or corrupt JPEG file" "$work/err" ||
     fail "truncated JPEG: $(cat "$work/err")"
 [ ! -e "$work/cut.png" ] || fail "output written for a truncated JPEG"
+# Files cut short in every format are refused, never read as garbage with success (stb reads
+# zeros past the end of its input; the tool checks the sizes headers announce).
+head -c 100 "$data/rgb.ppm" > "$work/cut.ppm"
+head -c 200 "$data/rgb.bmp" > "$work/cut.bmp"
+head -c 300 "$data/rgb.tga" > "$work/cut.tga"
+printf 'P5\n4 4\n255\n\020\040' > "$work/cut.pgm"
+for f in cut.ppm cut.bmp cut.tga cut.pgm; do
+    "$tool" gray "$work/$f" "$work/cut_out.png" 2> "$work/err"
+    [ $? -eq 1 ] && grep -q "truncated or corrupt" "$work/err" || fail "$f: $(cat "$work/err")"
+    [ ! -e "$work/cut_out.png" ] || fail "output written for $f"
+done
+# PGM values are fractions of maxval: 0, 50, 100 of 100 are black, mid-gray and white.
+printf 'P5\n3 1\n100\n\000\062\144' > "$work/max100.pgm"
+"$tool" gray "$work/max100.pgm" "$work/max100_out.pgm" || fail "maxval 100"
+[ "$(tail -c 3 "$work/max100_out.pgm" | od -An -tu1 | tr -s ' ')" = " 0 128 255" ] ||
+    fail "maxval 100 gave $(tail -c 3 "$work/max100_out.pgm" | od -An -tu1)"
+# Outputs: a folder is not a file name; .ppm promises colour (gray is .pgm); a replaced file
+# keeps its mode.
+mkdir -p "$work/a_folder"
+"$tool" gray "$data/rgb.png" "$work/a_folder" 2> "$work/err"
+[ $? -eq 2 ] && grep -q "is a folder" "$work/err" || fail "folder as OUT: $(cat "$work/err")"
+"$tool" gray "$data/rgb.png" "$work/x.ppm" 2> "$work/err"
+[ $? -eq 2 ] || fail "gray into .ppm accepted"
+"$tool" gray "$data/rgb.png" "$work/private.png" && chmod 600 "$work/private.png" &&
+    "$tool" gray "$data/rgba.png" "$work/private.png" || fail "replacing private.png"
+[ "$(stat -c %a "$work/private.png")" = 600 ] || fail "a replaced file lost its mode"
+# Batch-only options in single-file mode, and an empty value, are refused by name.
+for opt in --recursive "--workers 2" "--cpu-partitions 2" "--shard 0/2" --stats; do
+    "$tool" gray "$data/rgb.png" "$work/single.png" $opt 2> "$work/err"
+    [ $? -eq 2 ] && grep -q "is for batches" "$work/err" || fail "$opt in single mode"
+done
+"$tool" gray "$data/rgb.png" "$work/single.png" --device "" 2> "$work/err"
+[ $? -eq 2 ] && grep -q "option --device needs a value" "$work/err" || fail "--device ''"
+"$tool" bench --kernels "gray,,cloud" 2> "$work/err"
+[ $? -eq 2 ] && grep -q "unknown kernel ''" "$work/err" || fail "--kernels gray,,cloud"
 echo "tool command line OK"

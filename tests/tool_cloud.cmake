@@ -95,6 +95,17 @@ if(NOT lines MATCHES ";nan nan nan;")
   message(FATAL_ERROR "organized ASCII PCD has no NaN point for an invalid pixel")
 endif()
 
+# 16-bit PGM is big-endian, as the format says: bytes 00 01 are depth 1.
+file(WRITE "${out}/be.pgm" "P5\n2 1\n65535\n")
+execute_process(COMMAND sh -c "printf '\\022\\064\\000\\001' >> '${out}/be.pgm'")
+ok(pgm16 "${out}/be.pgm" "${out}/be.ply" --fx 1 --fy 1 --cx 0 --cy 0 --ascii --depth-scale 1
+   --depth-trunc 10000)
+file(STRINGS "${out}/be.ply" be)
+if(NOT be MATCHES ";0 0 4660;1 0 1$")
+  message(FATAL_ERROR "16-bit PGM read in the wrong byte order: ${be}")
+endif()
+file(WRITE "${out}/seven.txt" "525 525 18 11 37 23 99\n")
+
 function(refused expect)
   execute_process(COMMAND "${TOOL}" cloud ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err
                   OUTPUT_QUIET)
@@ -114,14 +125,14 @@ refused("--fy .or --intrinsics FILE. is required" "${DATA}/depth16.png" "${out}/
 # Every numeric option: zero, negative, NaN, infinity and trailing garbage are refused by name
 # (zero is not "the default": --depth-scale 0 once meant 1000 silently).
 foreach(bad 0 -5 nan inf -inf 5x 1e999 0x)
-  refused("option --depth-scale needs a positive number, not '${bad}'" "${DATA}/depth16.png"
+  refused("option --depth-scale needs a positive, finite number, not '${bad}'" "${DATA}/depth16.png"
           "${out}/refused.ply" ${K} --depth-scale "${bad}")
-  refused("option --depth-trunc needs a positive number" "${DATA}/depth16.png"
+  refused("option --depth-trunc needs a positive, finite number" "${DATA}/depth16.png"
           "${out}/refused.ply" ${K} --depth-trunc=${bad})
 endforeach()
-refused("option --fx needs a positive number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
+refused("option --fx needs a positive, finite number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
         --fx 0 --fy 1 --cx 1 --cy 1)
-refused("option --fy needs a positive number, not '-3'" "${DATA}/depth16.png"
+refused("option --fy needs a positive, finite number, not '-3'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy -3 --cx 1 --cy 1)
 refused("option --cx needs a finite, non-negative number, not '-1'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy 1 --cx -1 --cy 1)
@@ -135,6 +146,8 @@ refused("option --stride needs a value" "${DATA}/depth16.png" "${out}/refused.pl
 refused("option --fx needs a value" "${DATA}/depth16.png" "${out}/refused.ply" --fx --fy 1)
 refused("--fx and --intrinsics both" "${DATA}/depth16.png" "${out}/refused.ply" ${K}
         --intrinsics "${DATA}/README.md")
+refused("neither Open3D intrinsics JSON nor" "${DATA}/depth16.png" "${out}/refused.ply"
+        --intrinsics "${out}/seven.txt")
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
 # The output's name says the format: PLY only, refused before the depth image is read.

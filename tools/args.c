@@ -67,7 +67,7 @@ const char *cli_value(cli_args *a)
         return a->given;
     if (!a->given && a->next < a->argc) {
         const char *v = a->argv[a->next];
-        if (v[0] != '-' || v[1] == '\0' || negative_number(v)) {
+        if (v[0] && (v[0] != '-' || v[1] == '\0' || negative_number(v))) {
             ++a->next;
             return v;
         }
@@ -102,7 +102,7 @@ int cli_number(cli_args *a, int rule, double *out)
                        errno != ERANGE && isfinite(v);
     if (!parsed || (rule == CLI_POSITIVE && !(v > 0)) || (rule == CLI_NONNEGATIVE && !(v >= 0))) {
         cli_error("option %s needs a %s number, not '%s'", a->name,
-                  rule == CLI_POSITIVE ? "positive" : "finite, non-negative", text);
+                  rule == CLI_POSITIVE ? "positive, finite" : "finite, non-negative", text);
         return -1;
     }
     *out = v;

@@ -1,6 +1,7 @@
 /* Many inputs for one subcommand: files and folders expanded into items, output names checked
  * before any work, the work spread over the selected devices (clc_batch), progress on stderr,
  * Ctrl-C honoured. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,6 +15,62 @@
 #include <clcompute/clcompute.h>
 
 #include "cli.h"
+
+/* The launchers' rank and size variables, in the order they are read (the first complete pair
+ * wins; half a pair is a mistake, never guessed). */
+static const char *const shard_vars[][2] = {{"SLURM_PROCID", "SLURM_NTASKS"},
+                                            {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                            {"PMI_RANK", "PMI_SIZE"}};
+
+static int whole_number(const char *text, unsigned long *v)
+{
+    char *end = NULL;
+    errno = 0;
+    *v = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+    return end && *end == '\0' && errno == 0 && *v < 0x80000000ul ? 0 : -1;
+}
+
+/* "K/N" (0 <= K < N), or "auto" from the launcher's environment. */
+static int parse_shard(cli_batch *b, const char *text)
+{
+    unsigned long k = 0, n = 0;
+    char kt[32], nt[32];
+    if (strcmp(text, "auto") == 0) {
+        for (size_t i = 0; i < sizeof shard_vars / sizeof shard_vars[0]; ++i) {
+            const char *rank = getenv(shard_vars[i][0]), *size = getenv(shard_vars[i][1]);
+            if (!rank && !size)
+                continue;
+            if (!rank || !size || whole_number(rank, &k) || whole_number(size, &n) || n == 0 ||
+                k >= n) {
+                cli_error("--shard auto: %s is %s%s%s and %s is %s%s%s; both must be set, with "
+                          "the rank below the size",
+                          shard_vars[i][0], rank ? "'" : "", rank ? rank : "unset", rank ? "'" : "",
+                          shard_vars[i][1], size ? "'" : "", size ? size : "unset",
+                          size ? "'" : "");
+                return -1;
+            }
+            b->shard = (unsigned)k, b->shards = (unsigned)n;
+            return 0;
+        }
+        cli_error("--shard auto: no launcher environment (SLURM_PROCID/SLURM_NTASKS, "
+                  "OMPI_COMM_WORLD_RANK/_SIZE or PMI_RANK/PMI_SIZE); give --shard K/N");
+        return -1;
+    }
+    const char *slash = strchr(text, '/');
+    if (!slash || (size_t)(slash - text) >= sizeof kt || strlen(slash + 1) >= sizeof nt) {
+        cli_error("--shard takes K/N (the K-th of N parts, from 0) or auto, not '%s'", text);
+        return -1;
+    }
+    memcpy(kt, text, (size_t)(slash - text));
+    kt[slash - text] = '\0';
+    strcpy(nt, slash + 1);
+    if (whole_number(kt, &k) || whole_number(nt, &n) || n == 0 || k >= n) {
+        cli_error("--shard '%s': K and N must be whole numbers with 0 <= K < N", text);
+        return -1;
+    }
+    b->shard = (unsigned)k, b->shards = (unsigned)n;
+    return 0;
+}
 
 int cli_batch_option(cli_batch *b, cli_args *a)
 {
@@ -29,8 +86,28 @@ int cli_batch_option(cli_batch *b, cli_args *a)
         return cli_whole(a, 1, 64, &b->cpu_partitions) ? -1 : 1;
     } else if (cli_is(a, "--workers")) {
         return cli_whole(a, 1, 64, &b->workers) ? -1 : 1;
+    } else if (cli_is(a, "--stats")) {
+        b->stats = 1;
+        return cli_flag(a) ? -1 : 1;
+    } else if (cli_is(a, "--shard")) {
+        const char *v = cli_value(a);
+        return !v || parse_shard(b, v) != 0 ? -1 : 1;
     }
     return 0;
+}
+
+int cli_batch_single(const cli_batch *b)
+{
+    const char *batch_only = b->recursive        ? "--recursive"
+                             : b->workers        ? "--workers"
+                             : b->cpu_partitions ? "--cpu-partitions"
+                             : b->shards         ? "--shard"
+                             : b->stats          ? "--stats"
+                                                 : NULL;
+    if (!batch_only)
+        return 0;
+    cli_error("%s is for batches (inputs and -o OUTDIR); here one file is converted", batch_only);
+    return -1;
 }
 
 int cli_batch_path(cli_batch *b, const char *path)
@@ -72,10 +149,15 @@ size_t cli_stem(const char *path, const char **start)
     return dot && dot != *start ? (size_t)(dot - *start) : strlen(*start);
 }
 
-/* What a folder scan left out, for one message at the end. */
+/* What a folder scan left out, for one message at the end, and what it must not enter. */
 typedef struct skipped {
     char **names;
-    size_t count, folders;
+    size_t count, folders, hidden, loops;
+    dev_t out_dev; /* the output folder, when it exists: never an input */
+    ino_t out_ino;
+    int has_out;
+    struct stat *path; /* the folders from the input folder down to the one scanned */
+    size_t depth;
 } skipped;
 
 static char *join(const char *a, const char *b)
@@ -87,7 +169,7 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-static int add_item(cli_batch *b, const char *path, const char *dir_rel)
+static int add_item(cli_batch *b, const char *path, const struct stat *st, const char *dir_rel)
 {
     cli_item *grown = realloc(b->items, (b->count + 1) * sizeof *grown);
     if (!grown) {
@@ -98,7 +180,8 @@ static int add_item(cli_batch *b, const char *path, const char *dir_rel)
     const char *stem = NULL;
     const size_t n = cli_stem(path, &stem);
     char *name = strndup(stem, n);
-    cli_item item = {strdup(path), name ? join(dir_rel, name) : NULL};
+    cli_item item = {strdup(path), name ? join(dir_rel, name) : NULL, st->st_dev, st->st_ino,
+                     b->count};
     free(name);
     if (!item.path || !item.rel) {
         free(item.path);
@@ -115,8 +198,20 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* The entries of folder `dir` (rel: its path below the input folder), sorted by name. */
-static int scan(cli_batch *b, const char *dir, const char *rel, skipped *s)
+/* Whether st is the output folder, or a folder the scan is already inside (a link back up). */
+static int skip_folder(const skipped *s, const struct stat *st)
+{
+    if (s->has_out && st->st_dev == s->out_dev && st->st_ino == s->out_ino)
+        return 1;
+    for (size_t i = 0; i < s->depth; ++i)
+        if (s->path[i].st_dev == st->st_dev && s->path[i].st_ino == st->st_ino)
+            return 1;
+    return 0;
+}
+
+/* The entries of folder `dir` (rel: its path below the input folder; st: what it is), sorted by
+ * name. Hidden entries (names starting with '.') are left alone, and counted. */
+static int scan(cli_batch *b, const char *dir, const struct stat *dst, const char *rel, skipped *s)
 {
     struct dirent **names = NULL;
     const int n = scandir(dir, &names, NULL, by_name);
@@ -124,24 +219,38 @@ static int scan(cli_batch *b, const char *dir, const char *rel, skipped *s)
         cli_error("cannot list '%s': %s", dir, strerror(errno));
         return -1;
     }
+    struct stat *grown = realloc(s->path, (s->depth + 1) * sizeof *grown);
+    if (!grown) {
+        for (int i = 0; i < n; ++i)
+            free(names[i]);
+        free(names);
+        cli_error("out of memory");
+        return -1;
+    }
+    s->path = grown;
+    s->path[s->depth++] = *dst;
     int rc = 0;
     for (int i = 0; i < n; ++i) {
         const char *name = names[i]->d_name;
+        const int dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+        s->hidden += name[0] == '.' && !dots;
         char *full = name[0] == '.' || rc ? NULL : join(dir, name);
         struct stat st;
         if (full && stat(full, &st) == 0) {
-            if (S_ISDIR(st.st_mode) && b->recursive) {
+            if (S_ISDIR(st.st_mode) && skip_folder(s, &st)) {
+                s->loops += !(s->has_out && st.st_dev == s->out_dev && st.st_ino == s->out_ino);
+            } else if (S_ISDIR(st.st_mode) && b->recursive) {
                 char *sub = join(rel, name);
-                rc = sub ? scan(b, full, sub, s) : -1;
+                rc = sub ? scan(b, full, &st, sub, s) : -1;
                 free(sub);
             } else if (S_ISDIR(st.st_mode)) {
                 ++s->folders;
             } else if (b->accept(name)) {
-                rc = add_item(b, full, rel);
+                rc = add_item(b, full, &st, rel);
             } else {
-                char **grown = realloc(s->names, (s->count + 1) * sizeof *grown);
-                if (grown) {
-                    s->names = grown;
+                char **more = realloc(s->names, (s->count + 1) * sizeof *more);
+                if (more) {
+                    s->names = more;
                     s->names[s->count++] = full;
                     full = NULL;
                 }
@@ -151,13 +260,55 @@ static int scan(cli_batch *b, const char *dir, const char *rel, skipped *s)
         free(names[i]);
     }
     free(names);
+    --s->depth;
     return rc;
+}
+
+/* Items in order of (device, inode) then position, to drop a file given twice (a folder and a
+ * file in it, or two names of one file) and keep its first place. */
+static int by_file(const void *a, const void *b)
+{
+    const cli_item *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const cli_item *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static void drop_repeats(cli_batch *b)
+{
+    if (b->count < 2)
+        return;
+    qsort(b->items, b->count, sizeof *b->items, by_file);
+    size_t kept = 1;
+    for (size_t i = 1; i < b->count; ++i) {
+        cli_item *last = &b->items[kept - 1];
+        if (b->items[i].dev == last->dev && b->items[i].ino == last->ino) {
+            free(b->items[i].path);
+            free(b->items[i].rel);
+        } else {
+            b->items[kept++] = b->items[i];
+        }
+    }
+    b->count = kept;
+    qsort(b->items, b->count, sizeof *b->items, by_order);
 }
 
 int cli_batch_expand(cli_batch *b)
 {
     free_items(b);
-    skipped s = {NULL, 0, 0};
+    skipped s;
+    memset(&s, 0, sizeof s);
+    struct stat out;
+    if (b->outdir && stat(b->outdir, &out) == 0 && S_ISDIR(out.st_mode))
+        s.has_out = 1, s.out_dev = out.st_dev, s.out_ino = out.st_ino;
     int rc = 0;
     for (size_t i = 0; i < b->npaths && rc == 0; ++i) {
         struct stat st;
@@ -165,11 +316,13 @@ int cli_batch_expand(cli_batch *b)
             cli_error("cannot read '%s': %s", b->paths[i], strerror(errno));
             rc = -1;
         } else if (S_ISDIR(st.st_mode)) {
-            rc = scan(b, b->paths[i], "", &s);
+            rc = scan(b, b->paths[i], &st, "", &s);
         } else {
-            rc = add_item(b, b->paths[i], "");
+            rc = add_item(b, b->paths[i], &st, "");
         }
     }
+    if (rc == 0)
+        drop_repeats(b);
     if (rc == 0 && !b->quiet && (s.count || s.folders)) {
         char list[512] = "";
         size_t used = 0;
@@ -184,9 +337,16 @@ int cli_batch_expand(cli_batch *b)
             cli_error("skipped %zu folder%s (--recursive converts subfolders too)", s.folders,
                       s.folders == 1 ? "" : "s");
     }
+    if (rc == 0 && !b->quiet && s.hidden)
+        cli_error("skipped %zu hidden entr%s (names starting with '.')", s.hidden,
+                  s.hidden == 1 ? "y" : "ies");
+    if (rc == 0 && !b->quiet && s.loops)
+        cli_error("skipped %zu link%s to a folder the scan was already in (a loop)", s.loops,
+                  s.loops == 1 ? "" : "s");
     for (size_t i = 0; i < s.count; ++i)
         free(s.names[i]);
     free(s.names);
+    free(s.path);
     return rc;
 }
 
@@ -255,12 +415,20 @@ static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
     if (rc == 0) {
         qsort(n, b->count, sizeof *n, by_out);
         for (size_t i = 1; i < b->count && rc == 0; ++i) {
-            if (strcmp(n[i - 1].out, n[i].out) == 0) {
-                cli_error("'%s' and '%s' would both be written to '%s'; nothing was converted "
-                          "(rename one, or convert them in separate runs)",
-                          b->items[n[i - 1].item].path, b->items[n[i].item].path, n[i].out);
-                rc = CLI_EXIT_USAGE;
-            }
+            if (strcmp(n[i - 1].out, n[i].out) != 0)
+                continue;
+            size_t last = i;
+            while (last + 1 < b->count && strcmp(n[last + 1].out, n[i].out) == 0)
+                ++last;
+            char also[512] = "";
+            for (size_t k = i + 1, used = 0; k <= last && used < sizeof also; ++k)
+                used += (size_t)snprintf(also + used, sizeof also - used, ", '%s'",
+                                         b->items[n[k].item].path);
+            cli_error("'%s'%s and '%s' would %s be written to '%s'; nothing was converted "
+                      "(rename all but one, or convert them in separate runs)",
+                      b->items[n[i - 1].item].path, last > i ? also : "", b->items[n[i].item].path,
+                      last > i ? "all" : "both", n[i].out);
+            rc = CLI_EXIT_USAGE;
         }
     }
     if (rc == 0 && make_dirs(b->outdir) != 0) {
@@ -427,6 +595,29 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
     int rc = plan_outputs(b, ext, &outs);
     if (rc != 0)
         return rc;
+    if (b->shards) {
+        /* Every process checked the whole list (so they all refuse the same mistakes); each
+         * keeps the items whose place in it is its own, round-robin: shards differ by one at
+         * most, and the union of all of them is the list, each item once. */
+        size_t kept = 0;
+        for (size_t i = 0; i < b->count; ++i) {
+            if (i % b->shards == b->shard) {
+                b->items[kept] = b->items[i];
+                outs[kept++] = outs[i];
+            } else {
+                free(b->items[i].path);
+                free(b->items[i].rel);
+                free(outs[i]);
+            }
+        }
+        if (!b->quiet)
+            cli_error("shard %u of %u: %zu of %zu items", b->shard, b->shards, kept, b->count);
+        b->count = kept;
+        if (!kept) {
+            free(outs);
+            return CLI_EXIT_OK;
+        }
+    }
     stopper s = {NULL, 0};
     clc_status *statuses = malloc(b->count * sizeof *statuses);
     if (!statuses || cli_interrupt_begin(stop, &s) != 0) {
@@ -463,12 +654,18 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
     }
     if (!b->quiet)
         summary(batch);
+    if (b->stats) {
+        size_t workers = 0;
+        for (size_t d = 0; d < clc_batch_device_count(batch); ++d)
+            workers += o.workers_per_device;
+        cli_stages_print(b->count - cancelled, now() - p.start, workers);
+    }
     if (interrupted)
         cli_error("interrupted: %zu of %zu items not started; every file written is complete",
                   cancelled, b->count);
     if (failed)
         cli_error("%zu of %zu items failed (messages above)", failed, b->count);
-    rc = interrupted ? CLI_EXIT_INTERRUPTED : failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    rc = interrupted ? interrupted : failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     clc_batch_destroy(batch);
 done:
     free(statuses);

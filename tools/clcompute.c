@@ -1,4 +1,5 @@
 /* clcompute: the library's command-line face. Uses the public API only. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* A reader that goes away (clcompute ... | head) makes writes to it fail, which the tool
+     * survives; the default would kill it between writing an output and renaming it. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <clcompute/clcompute.h>
 
@@ -86,11 +87,12 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
 
 /* From here to cli_interrupt_end, Ctrl-C (SIGINT) and SIGTERM are taken by a thread of the tool.
  * The first calls stop(arg) and says "stopping after the files in progress"; the second (or the
- * first, when stop is NULL) removes the temporary files of every write in progress and exits
- * with CLI_EXIT_INTERRUPTED at once. Must be called before any other thread starts (the
+ * first, when stop is NULL) removes the temporary files of every write in progress and exits at
+ * once, with 128 + the first signal's number. Must be called before any other thread starts (the
  * signals are blocked in every thread made afterwards, the OpenCL driver's included). */
 int cli_interrupt_begin(void (*stop)(void *arg), void *arg);
-/* Whether an interrupt came since cli_interrupt_begin. */
+/* 0, or the exit status an interrupt since cli_interrupt_begin asks for: 128 + the signal's
+ * number, as shells report it (130 for Ctrl-C, 143 for SIGTERM). */
 int cli_interrupted(void);
 void cli_interrupt_end(void);
 
@@ -102,6 +104,9 @@ void cli_interrupt_end(void);
 typedef struct cli_item {
     char *path;
     char *rel;
+    dev_t dev; /* the file, to find one given twice */
+    ino_t ino;
+    size_t order;
 } cli_item;
 
 typedef struct cli_batch {
@@ -113,7 +118,8 @@ typedef struct cli_batch {
     const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
     unsigned workers;        /* workers a device; 0: one a host core */
-    int quiet, recursive;
+    int quiet, recursive, stats;
+    unsigned shard, shards; /* this process converts items i with i % shards == shard */
     /* Which files of a folder are inputs, by name: what is not is skipped and listed. */
     int (*accept)(const char *name);
     const char *kind;       /* "images", "depth images": for messages */
@@ -121,15 +127,25 @@ typedef struct cli_batch {
 } cli_batch;
 
 #define CLI_BATCH_OPTIONS                                                                          \
-    "  Batch options: -o OUTDIR (made if missing), --recursive (folders' subfolders too,\n"        \
-    "  mirrored in OUTDIR), --device LIST (\"all\", \"gpu,cpu\", \"gpu/cpu\": see\n"               \
-    "  clcompute devices --help), --cpu-partitions N (split CPU devices), --workers N (a\n"        \
-    "  device; default one a host core, as decoding and encoding take a core each; 1 = one\n"      \
-    "  blocking call at a time), --quiet (errors only).\n"
+    "Batch options:\n"                                                                             \
+    "  -o OUTDIR           write there (made if missing)\n"                                        \
+    "  --recursive         folders' subfolders too, mirrored in OUTDIR\n"                          \
+    "  --device LIST       \"all\", \"gpu,cpu\", \"gpu/cpu\", \"localrank\" (clcompute devices\n"  \
+    "                      --help)\n"                                                              \
+    "  --cpu-partitions N  split CPU devices into N sub-devices\n"                                 \
+    "  --workers N         a device (default: one a host core, as decoding and encoding\n"         \
+    "                      take a core each; 1 = one blocking call at a time)\n"                   \
+    "  --shard K/N         only the K-th (0 to N-1) of N disjoint parts of the sorted\n"           \
+    "                      inputs, for many processes or machines; --shard auto takes K and\n"     \
+    "                      N from Slurm, Open MPI or PMI (docs/scale-out.md)\n"                    \
+    "  --stats             where the time went, stage by stage, at the end\n"                      \
+    "  --quiet             errors only\n"
 
-/* Consumes a batch option (-o, --recursive, --cpu-partitions, --workers, --quiet); 1 if it was
- * one, 0 if not, -1 after a message for a bad value. */
+/* Consumes a batch option (-o, --recursive, --cpu-partitions, --workers, --shard, --stats,
+ * --quiet); 1 if it was one, 0 if not, -1 after a message for a bad value. */
 int cli_batch_option(cli_batch *b, cli_args *a);
+/* For single-file mode: 0, or -1 after a message when a batch-only option was given. */
+int cli_batch_single(const cli_batch *b);
 /* Keeps a path argument. */
 int cli_batch_path(cli_batch *b, const char *path);
 /* Expands the paths into items: files as given, folders by `accept` (subfolders with
@@ -148,6 +164,23 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
 
 /* A file's name without folder and extension: its start in *start, its length returned. */
 size_t cli_stem(const char *path, const char **start);
+
+/* ---- where the time goes (output.c) ----------------------------------------------------- */
+
+enum {
+    CLI_STAGE_READ,
+    CLI_STAGE_DECODE,
+    CLI_STAGE_DEVICE,
+    CLI_STAGE_ENCODE,
+    CLI_STAGE_WRITE,
+    CLI_STAGES
+};
+/* Nanoseconds of a monotonic clock. */
+unsigned long long cli_now_ns(void);
+/* Adds the time since `since` (a cli_now_ns reading) to a stage's total, from any thread. */
+void cli_stage_add(int stage, unsigned long long since);
+/* The stage totals, per item and as shares, and the wall time. */
+void cli_stages_print(size_t items, double wall_seconds, size_t workers);
 
 /* ---- subcommands -------------------------------------------------------------------------- */
 

@@ -220,8 +220,11 @@ static int convert_depth(clc_context *ctx, const cloud_job *job, const char *dep
         }
         ctx = own;
     }
-    if (clc_depth_to_points(ctx, &ddesc, depth.values, rgb ? &cdesc : NULL, rgb, &job->k,
-                            &job->options, points, colors, grid, &count) != CLC_SUCCESS) {
+    const unsigned long long t0 = cli_now_ns();
+    const clc_status st = clc_depth_to_points(ctx, &ddesc, depth.values, rgb ? &cdesc : NULL, rgb,
+                                              &job->k, &job->options, points, colors, grid, &count);
+    cli_stage_add(CLI_STAGE_DEVICE, t0);
+    if (st != CLC_SUCCESS) {
         cli_error("'%s': %s", depth_path, clc_last_error());
         goto done;
     }
@@ -286,7 +289,9 @@ static int read_intrinsics(const char *path, cloud_job *job)
              sscanf(strchr(hp, ':') + 1, "%d", &h) == 1;
         fx = m[0], fy = m[4], cx = m[6], cy = m[7];
     } else {
-        ok = sscanf(text, "%lf %lf %lf %lf %d %d", &fx, &fy, &cx, &cy, &w, &h) == 6;
+        int used = 0;
+        ok = sscanf(text, "%lf %lf %lf %lf %d %d %n", &fx, &fy, &cx, &cy, &w, &h, &used) == 6 &&
+             text[used] == '\0'; /* six numbers, nothing after them */
     }
     if (!ok || w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) ||
         !isfinite(cy) || !(fx > 0) || !(fy > 0) || cx < 0 || cy < 0) {
@@ -482,6 +487,8 @@ int cmd_cloud(int argc, char **argv)
         }
         rc = cli_batch_run(&batch, ext, convert_item, &job);
     } else {
+        if (cli_batch_single(&batch) != 0)
+            goto done;
         if (cli_interrupt_begin(NULL, NULL) != 0) {
             rc = CLI_EXIT_FAILURE;
             goto done;

@@ -40,8 +40,9 @@ static void print_text(const clc_device_list *list)
         print_bytes(d->max_alloc_bytes);
         printf("\n        %s, %s, driver %s\n", d->device_version, d->opencl_c_version,
                d->driver_version);
-        printf("        unified memory %s, fp64 %s, max work-group size %zu\n",
-               d->unified_memory ? "yes" : "no", d->fp64 ? "yes" : "no", d->max_work_group_size);
+        printf("        unified memory %s, fp64 %s, max work-group size %zu%s%s\n",
+               d->unified_memory ? "yes" : "no", d->fp64 ? "yes" : "no", d->max_work_group_size,
+               d->pci_bus[0] ? ", PCI " : "", d->pci_bus);
     }
     if (clc_device_list_skipped_platforms(list))
         printf("(%zu platform(s) skipped: they failed to answer)\n",
@@ -70,6 +71,11 @@ static void json_device(const clc_device_info *d)
     cli_json_string(stdout, d->opencl_c_version);
     printf(", \"driver_version\": ");
     cli_json_string(stdout, d->driver_version);
+    printf(", \"pci_bus\": ");
+    if (d->pci_bus[0])
+        cli_json_string(stdout, d->pci_bus);
+    else
+        printf("null");
     printf(", \"unified_memory\": %s, \"fp64\": %s, \"available\": %s}",
            d->unified_memory ? "true" : "false", d->fp64 ? "true" : "false",
            d->available ? "true" : "false");
@@ -151,6 +157,8 @@ static void usage(FILE *out)
         "  default                   the GPU with the most compute units, else an\n"
         "                            accelerator, else the CPU (also: nothing given)\n"
         "  all                       every device (for one device: the default)\n"
+        "  localrank                 this process's GPU on its node: the launcher's local\n"
+        "                            rank modulo the GPUs in PCI bus order (CPUs if none)\n"
         "  A/B                       A if it matches a device, else B: \"gpu/cpu\" is the GPU\n"
         "                            if there is one, else the CPU\n"
         "  A,B                       both (batches run on every device of the list; a\n"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <clcompute/clcompute.h>
 
@@ -72,7 +73,10 @@ static int convert_file(clc_context *ctx, const gray_job *job, const char *in, c
         const clc_image_desc src = {image.channels == 3 ? CLC_PIXEL_RGB8 : CLC_PIXEL_RGBA8,
                                     (size_t)image.width, (size_t)image.height, 0};
         const clc_image_desc dst = {CLC_PIXEL_GRAY8, (size_t)image.width, (size_t)image.height, 0};
-        if (clc_gray(ctx, &src, image.pixels, &dst, gray, &job->options) != CLC_SUCCESS) {
+        const unsigned long long t0 = cli_now_ns();
+        const clc_status st = clc_gray(ctx, &src, image.pixels, &dst, gray, &job->options);
+        cli_stage_add(CLI_STAGE_DEVICE, t0);
+        if (st != CLC_SUCCESS) {
             cli_error("'%s': %s", in, clc_last_error());
             goto done;
         }
@@ -141,9 +145,10 @@ int cmd_gray(int argc, char **argv)
     }
     if (batch.outdir) {
         char ext[16];
-        snprintf(ext, sizeof ext, ".%s", format ? format : "png");
-        job.format = img_format_of_name(ext);
-        if (!img_writable(job.format) || strlen(format ? format : "") >= 8) {
+        const char *f = format ? format + (format[0] == '.') : "png"; /* "--format .jpg" too */
+        snprintf(ext, sizeof ext, ".%s", f);
+        job.format = img_output_format(ext);
+        if (job.format == IMG_UNKNOWN || strlen(f) >= 8) {
             cli_error("--format '%s' is not a format this tool writes (%s)", format,
                       IMG_WRITABLE_LIST);
             goto done;
@@ -156,13 +161,22 @@ int cmd_gray(int argc, char **argv)
             goto done;
         }
         const char *out = batch.paths[1];
-        job.format = img_format_of_name(out);
-        if (!img_writable(job.format)) {
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+            cli_error("'%s' is a folder: give OUT a file name, or convert into the folder with "
+                      "-o '%s'",
+                      out, out);
+            goto done;
+        }
+        job.format = img_output_format(out);
+        if (job.format == IMG_UNKNOWN) {
             cli_error("cannot write '%s': its extension names no image format this tool writes "
                       "(%s)",
                       out, IMG_WRITABLE_LIST);
             goto done;
         }
+        if (cli_batch_single(&batch) != 0)
+            goto done;
         if (cli_interrupt_begin(NULL, NULL) != 0) {
             rc = CLI_EXIT_FAILURE;
             goto done;

@@ -51,10 +51,13 @@ img_format img_format_of_name(const char *path)
     return IMG_UNKNOWN;
 }
 
-int img_writable(img_format format)
+img_format img_output_format(const char *path)
 {
-    return format == IMG_PNG || format == IMG_JPEG || format == IMG_BMP || format == IMG_TGA ||
-           format == IMG_PNM;
+    const img_format f = img_format_of_name(path);
+    /* Gray is written as PGM: a .ppm name would promise colour. */
+    if (f == IMG_PNM && strcasecmp(extension(path), "ppm") == 0)
+        return IMG_UNKNOWN;
+    return f == IMG_GIF ? IMG_UNKNOWN : f;
 }
 
 int img_is_image_name(const char *path)
@@ -139,6 +142,8 @@ void *img_buffer(int slot, size_t bytes)
 
 /* ---- reading ---- */
 
+static const unsigned char *read_file(const char *path, size_t *size);
+
 /* The format the first bytes say; TGA has no signature, so its name decides. */
 static img_format sniff(const unsigned char *b, size_t n, const char *path)
 {
@@ -156,6 +161,14 @@ static img_format sniff(const unsigned char *b, size_t n, const char *path)
 }
 
 const unsigned char *img_read_file(const char *path, size_t *size)
+{
+    const unsigned long long t0 = cli_now_ns();
+    const unsigned char *data = read_file(path, size);
+    cli_stage_add(CLI_STAGE_READ, t0);
+    return data;
+}
+
+static const unsigned char *read_file(const char *path, size_t *size)
 {
     scratch *s = this_thread();
     struct stat st;
@@ -348,7 +361,7 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
     const int gray = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
                      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
     if (wide && !allow16) {
-        cli_error("'%s' has 16-bit channels; only 8-bit images are converted", path);
+        cli_error("'%s' has 16-bit channels; an 8-bit image is needed here", path);
         goto done;
     }
     /* What OpenCV's imread gives, alpha aside: gray stays gray (alpha dropped), anything else
@@ -434,7 +447,7 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
     ++p; /* the single whitespace byte after maxval */
     const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255;
     if (wide && !allow16) {
-        cli_error("'%s' has 16-bit channels; only 8-bit images are converted", path);
+        cli_error("'%s' has 16-bit channels; an 8-bit image is needed here", path);
         return -1;
     }
     const size_t sample = wide ? 2 : 1;
@@ -452,24 +465,87 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         cli_error("out of memory for %lu x %lu pixels", w, h);
         return -1;
     }
-    if (wide) {
-        uint16_t *d = (uint16_t *)(void *)pixels;
-        for (size_t i = 0; i < count; ++i)
-            d[i] = (uint16_t)(b[p + 2 * i] << 8 | b[p + 2 * i + 1]);
-    } else if (out_channels == channels) {
-        memcpy(pixels, b + p, count);
-    } else {
-        for (size_t i = 0; i < count; ++i)
-            pixels[3 * i] = pixels[3 * i + 1] = pixels[3 * i + 2] = b[p + i];
+    /* Values are fractions of maxval. Depth (allow16) keeps them as they are, sensor units; an
+     * image's are scaled to 0..255 when maxval is not 255. */
+    const int scale = !allow16 && maxval != 255;
+    for (size_t i = 0; i < count; ++i) {
+        const unsigned v = wide ? (unsigned)b[p + 2 * i] << 8 | b[p + 2 * i + 1] : b[p + i];
+        if (v > maxval) {
+            cli_error("'%s' is a corrupt PGM/PPM file: a value of %u above its maxval %lu", path, v,
+                      maxval);
+            return -1;
+        }
+        if (wide) {
+            ((uint16_t *)(void *)pixels)[i] = (uint16_t)v;
+        } else {
+            const unsigned char c = scale ? (unsigned char)((v * 255 + maxval / 2) / maxval) : v;
+            if (out_channels == channels)
+                pixels[i] = c;
+            else
+                pixels[3 * i] = pixels[3 * i + 1] = pixels[3 * i + 2] = c;
+        }
     }
     *out = (img){pixels, (int)w, (int)h, out_channels, wide ? 16 : 8};
     return 0;
+}
+
+static unsigned le16(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+/* Whether a BMP, TGA or GIF holds all the bytes its header announces. stb reads zeros past the
+ * end of its input rather than failing, so a cut file would decode to garbage with success. */
+static int whole(img_format format, const unsigned char *b, size_t n)
+{
+    if (format == IMG_GIF) /* the trailer byte ends every GIF */
+        return n > 13 && b[n - 1] == 0x3B;
+    if (format == IMG_BMP) {
+        if (n < 54)
+            return 0;
+        const uint32_t offset = le32(b + 10), header = le32(b + 14);
+        if (header < 40) { /* OS/2 1.x: 16-bit width, height, planes, bits; no compression */
+            const size_t row = ((size_t)le16(b + 18) * le16(b + 24) + 31) / 32 * 4;
+            return n >= (size_t)offset && n - offset >= row * le16(b + 20);
+        }
+        const int32_t w = (int32_t)le32(b + 18), h = (int32_t)le32(b + 22);
+        const unsigned bits = le16(b + 28), compression = (unsigned)le32(b + 30);
+        if (compression == 1 || compression == 2) /* RLE: its own end marker */
+            return n >= (size_t)offset + 2 && b[n - 2] == 0 && b[n - 1] == 1;
+        const uint64_t row = ((uint64_t)(w < 0 ? -(int64_t)w : w) * bits + 31) / 32 * 4;
+        const uint64_t rows = (uint64_t)(h < 0 ? -(int64_t)h : h);
+        return (uint64_t)n >= offset && (uint64_t)n - offset >= row * rows;
+    }
+    /* TGA: an 18-byte header, an ID, a colour map, then the pixels, run-length or not. */
+    if (n < 18)
+        return 0;
+    const size_t id = b[0], map = b[1] ? (size_t)le16(b + 5) * ((b[7] + 7u) / 8u) : 0;
+    const size_t w = le16(b + 12), h = le16(b + 14), px = (b[16] + 7u) / 8u, type = b[2];
+    size_t p = 18 + id + map, left = w * h;
+    if (type >= 1 && type <= 3)
+        return p <= n && n - p >= left * px;
+    while (left > 0 && p < n) { /* packets: a count, then one pixel repeated or `count` pixels */
+        const size_t count = (b[p] & 0x7Fu) + 1u, bytes = b[p] & 0x80 ? px : count * px;
+        p += 1 + bytes;
+        left -= count < left ? count : left;
+    }
+    return left == 0 && p <= n;
 }
 
 /* BMP, TGA and GIF: stb decodes, the slot keeps a copy. */
 static int decode_stb(scratch *s, int slot, const char *path, img_format format,
                       const unsigned char *data, size_t size, int want, img *out)
 {
+    if (!whole(format, data, size)) {
+        cli_error("'%s' is a truncated or corrupt %s file (shorter than its header says)", path,
+                  img_format_name(format));
+        return -1;
+    }
     int w = 0, h = 0, channels = 0;
     unsigned char *pixels = stbi_load_from_memory(data, (int)size, &w, &h, &channels, want);
     if (!pixels) {
@@ -491,6 +567,9 @@ static int decode_stb(scratch *s, int slot, const char *path, img_format format,
     return 0;
 }
 
+static int decode(scratch *s, const char *path, const unsigned char *data, size_t size, int slot,
+                  int want_channels, int allow16, img *out);
+
 int img_read(const char *path, int slot, int want_channels, int allow16, img *out)
 {
     memset(out, 0, sizeof *out);
@@ -499,6 +578,15 @@ int img_read(const char *path, int slot, int want_channels, int allow16, img *ou
     scratch *s = this_thread();
     if (!data || !s)
         return -1;
+    const unsigned long long t0 = cli_now_ns();
+    const int rc = decode(s, path, data, size, slot, want_channels, allow16, out);
+    cli_stage_add(CLI_STAGE_DECODE, t0);
+    return rc;
+}
+
+static int decode(scratch *s, const char *path, const unsigned char *data, size_t size, int slot,
+                  int want_channels, int allow16, img *out)
+{
     const img_format format = sniff(data, size, path);
     if (size == 0) {
         cli_error("'%s' is empty, not an image", path);
@@ -555,8 +643,33 @@ static int write_raw(FILE *out, void *arg)
     const raw_gray *j = arg;
     const size_t bytes = (size_t)j->width * (size_t)j->height;
     switch (j->format) {
-    case IMG_BMP:
-        return stbi_write_bmp_to_func(to_file, out, j->width, j->height, 1, j->pixels) ? 0 : -1;
+    case IMG_BMP: {
+        /* 8 bits a pixel with a gray palette, rows bottom-up and padded to 4 bytes. */
+        const size_t row = ((size_t)j->width + 3) / 4 * 4, offset = 14 + 40 + 1024;
+        unsigned char h[14 + 40 + 1024] = {'B', 'M'};
+        const uint64_t total = offset + row * (uint64_t)j->height;
+        if (total > UINT32_MAX)
+            return -1;
+        for (int i = 0; i < 4; ++i) {
+            h[2 + i] = (unsigned char)(total >> (8 * i));
+            h[10 + i] = (unsigned char)(offset >> (8 * i));
+            h[18 + i] = (unsigned char)((uint32_t)j->width >> (8 * i));
+            h[22 + i] = (unsigned char)((uint32_t)j->height >> (8 * i));
+            h[34 + i] = (unsigned char)((row * (uint64_t)j->height) >> (8 * i));
+        }
+        h[14] = 40, h[26] = 1, h[28] = 8, h[47] = 1; /* header size, planes, bits, 256 colours */
+        for (int c = 0; c < 256; ++c)
+            h[54 + 4 * c] = h[55 + 4 * c] = h[56 + 4 * c] = (unsigned char)c;
+        static const unsigned char pad[3] = {0, 0, 0};
+        if (fwrite(h, 1, sizeof h, out) != sizeof h)
+            return -1;
+        for (int y = j->height - 1; y >= 0; --y)
+            if (fwrite(j->pixels + (size_t)y * (size_t)j->width, 1, (size_t)j->width, out) !=
+                    (size_t)j->width ||
+                fwrite(pad, 1, row - (size_t)j->width, out) != row - (size_t)j->width)
+                return -1;
+        return 0;
+    }
     case IMG_TGA:
         return stbi_write_tga_to_func(to_file, out, j->width, j->height, 1, j->pixels) ? 0 : -1;
     default: /* PGM */
@@ -596,15 +709,18 @@ static int encode_png(const unsigned char *pixels, int w, int h, void **png, siz
 int img_write_gray(const char *path, img_format format, const unsigned char *pixels, int width,
                    int height, char *error, size_t error_size)
 {
-    if (!img_writable(format)) {
+    if (format == IMG_UNKNOWN || format == IMG_GIF) {
         snprintf(error, error_size, "cannot write '%s': no image format this tool writes (%s)",
                  path, IMG_WRITABLE_LIST);
         return -1;
     }
+    const unsigned long long t0 = cli_now_ns();
     if (format == IMG_PNG) {
         void *png = NULL;
         size_t size = 0;
-        if (encode_png(pixels, width, height, &png, &size, error, error_size) != 0)
+        const int encoded_ok = encode_png(pixels, width, height, &png, &size, error, error_size);
+        cli_stage_add(CLI_STAGE_ENCODE, t0);
+        if (encoded_ok != 0)
             return -1;
         encoded e = {png, size};
         const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
@@ -625,9 +741,11 @@ int img_write_gray(const char *path, img_format format, const unsigned char *pix
             s->encoded.capacity = s->encoded.data ? size : 0;
         }
         size = s->encoded.capacity;
-        if (!s->encoded.data ||
-            tjCompress2(s->encoder, pixels, width, 0, height, TJPF_GRAY, &s->encoded.data, &size,
-                        TJSAMP_GRAY, 95, TJFLAG_NOREALLOC) != 0) {
+        const int failed = !s->encoded.data || tjCompress2(s->encoder, pixels, width, 0, height,
+                                                           TJPF_GRAY, &s->encoded.data, &size,
+                                                           TJSAMP_GRAY, 95, TJFLAG_NOREALLOC) != 0;
+        cli_stage_add(CLI_STAGE_ENCODE, t0);
+        if (failed) {
             snprintf(error, error_size, "libjpeg-turbo cannot encode '%s': %s", path,
                      tjGetErrorStr2(s->encoder));
             return -1;

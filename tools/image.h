@@ -29,9 +29,10 @@ const char *img_format_name(img_format format);
  * .pgm/.ppm/.pnm, .gif; IMG_UNKNOWN for anything else. */
 img_format img_format_of_name(const char *path);
 
-/* The formats an image may be written in (gray, 8 bits): PNG, JPEG, BMP, TGA, PGM. */
-int img_writable(img_format format);
-#define IMG_WRITABLE_LIST "png, jpg, jpeg, bmp, tga, pgm"
+/* The format an output's name asks for, among those gray (8 bits, one channel) is written in:
+ * PNG, JPEG, BMP (8-bit palette), TGA, PGM (.pgm, .pnm); IMG_UNKNOWN for any other name. */
+img_format img_output_format(const char *path);
+#define IMG_WRITABLE_LIST "png, jpg, jpeg, bmp, tga, pgm, pnm"
 
 /* Whether a folder entry is an image by its name (a readable format), or a depth image (PNG, PGM
  * or .npy). Folder scans use these; files named on the command line are read whatever their

@@ -89,6 +89,10 @@ static int parse_descr(const char *v, const char *e, clc_dtype *type, char *erro
             return 0;
         }
     }
+    if (code[0] == 'f' && strlen(code) > 2) /* '<f16' is numpy's float128 (long double) */
+        FAIL("unsupported dtype '%.*s': extended precision (numpy's longdouble) is not reduced; "
+             "float16, float32 and float64 are",
+             (int)len, v + 1);
     FAIL("unsupported dtype '%.*s' (every numeric dtype but complex is: float16/32/64, "
          "int8/16/32/64, uint8/16/32/64, bool)",
          (int)len, v + 1);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -134,8 +135,20 @@ static void track(char *path, int add)
     }
 }
 
+static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg,
+                        char *error, size_t error_size);
+
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size)
+{
+    const unsigned long long t0 = cli_now_ns();
+    const int rc = write_atomic(path, write, arg, error, error_size);
+    cli_stage_add(CLI_STAGE_WRITE, t0);
+    return rc;
+}
+
+static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg,
+                        char *error, size_t error_size)
 {
     size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
     char *tmp = malloc(n);
@@ -158,10 +171,16 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
         free(tmp);
         return -1;
     }
-    /* mkstemp makes the file private; give it the permissions a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    /* mkstemp makes the file private; give it the permissions the file it replaces has (a
+     * private file stays private), else those a plain fopen would. */
+    struct stat old;
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
+        fchmod(fd, old.st_mode & 07777);
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
     FILE *f = fdopen(fd, "wb");
     int rc = -1;
     if (!f) {
@@ -195,7 +214,7 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
 
 static pthread_t watcher;
 static sigset_t watched, before;
-static atomic_int interrupts, ending, watching;
+static atomic_int interrupts, ending, watching, first_signal;
 static void (*stop_fn)(void *);
 static void *stop_arg;
 
@@ -223,7 +242,9 @@ static void *watch(void *unused)
                 return NULL;
             continue;
         }
-        if (atomic_fetch_add(&interrupts, 1) == 0 && stop_fn) {
+        if (atomic_fetch_add(&interrupts, 1) == 0)
+            atomic_store(&first_signal, sig);
+        if (atomic_load(&interrupts) == 1 && stop_fn) {
             cli_error("interrupted: stopping after the files in progress (Ctrl-C again to stop "
                       "now)");
             stop_fn(stop_arg);
@@ -237,7 +258,7 @@ static void *watch(void *unused)
         say_now(line ? "\n" : "");
         say_now(command);
         say_now(": stopped; no partial file left\n");
-        _exit(CLI_EXIT_INTERRUPTED);
+        _exit(128 + atomic_load(&first_signal));
     }
 }
 
@@ -263,7 +284,7 @@ int cli_interrupt_begin(void (*stop)(void *arg), void *arg)
 
 int cli_interrupted(void)
 {
-    return atomic_load(&interrupts) > 0;
+    return atomic_load(&interrupts) > 0 ? 128 + atomic_load(&first_signal) : 0;
 }
 
 void cli_interrupt_end(void)
@@ -274,4 +295,39 @@ void cli_interrupt_end(void)
     pthread_kill(watcher, SIGUSR1);
     pthread_join(watcher, NULL);
     pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
+/* ---- stage times ---- */
+
+static atomic_ullong stage_ns[CLI_STAGES];
+
+unsigned long long cli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+void cli_stage_add(int stage, unsigned long long since)
+{
+    atomic_fetch_add(&stage_ns[stage], cli_now_ns() - since);
+}
+
+void cli_stages_print(size_t items, double wall_seconds, size_t workers)
+{
+    static const char *const names[CLI_STAGES] = {"read (file to memory)", "decode",
+                                                  "device (upload, kernel, download)", "encode",
+                                                  "write (file, renamed into place)"};
+    double total = 0;
+    for (int i = 0; i < CLI_STAGES; ++i)
+        total += (double)atomic_load(&stage_ns[i]) * 1e-9;
+    cli_print("stage                               total s  ms/item   share");
+    for (int i = 0; i < CLI_STAGES; ++i) {
+        const double s = (double)atomic_load(&stage_ns[i]) * 1e-9;
+        cli_print("%-34s %8.3f %8.2f %6.1f%%", names[i], s, items ? 1e3 * s / (double)items : 0,
+                  total > 0 ? 100 * s / total : 0);
+    }
+    cli_print("%zu items in %.3f s of wall time (%.1f items/s) on %zu workers; stage times are "
+              "summed over the workers",
+              items, wall_seconds, wall_seconds > 0 ? (double)items / wall_seconds : 0, workers);
 }

@@ -34,7 +34,10 @@ static void usage(FILE *out)
             "with 9 and float64 with 17, each enough to read back the exact value (a mean has\n"
             "the type numpy gives it: float16 for float16, float32 for float32, float64 for\n"
             "the rest); min and max of bool as True or False; argmin and argmax as the index\n"
-            "into the array flattened in C order, as numpy's; nan for NaN.\n");
+            "into the array flattened in C order, as numpy's; nan for NaN. Float sums are\n"
+            "compensated: at least as accurate as numpy's pairwise sum, so the last digit may\n"
+            "differ from numpy's (towards the exact sum). An empty array sums to 0 and has a\n"
+            "NaN mean, as in numpy; its min, max, argmin and argmax are errors.\n");
 }
 
 /* --type: the tool's short names and numpy's. */
@@ -221,6 +224,22 @@ int cmd_reduce(int argc, char **argv)
             cli_error("out of memory for a C-order copy of '%s'", path);
             goto done;
         }
+    }
+    if (info.count == 0) {
+        /* numpy: the sum of nothing is 0 and its mean NaN (with a warning); nothing has no
+         * minimum, maximum or position of one. */
+        if (op == CLC_REDUCE_SUM) {
+            printf("0\n");
+            rc = CLI_EXIT_OK;
+        } else if (op == CLC_REDUCE_MEAN) {
+            cli_error("warning: mean of an empty array is NaN, as numpy's");
+            printf("nan\n");
+            rc = CLI_EXIT_OK;
+        } else {
+            cli_error("'%s' is empty: a zero-size array has no %s (numpy raises ValueError)", path,
+                      op_names[op - 1]);
+        }
+        goto done;
     }
     clc_context_options options = {0};
     options.device = device;

@@ -50,6 +50,10 @@ typedef struct clc_device_info {
     int fp64;           /* 1 when the device supports double precision */
     int available;      /* 0 when the driver reports the device unavailable; never selected */
     int little_endian;  /* 1 for little-endian devices (all current GPUs and CPUs) */
+    /* Where the device sits on the PCI bus, "domain:bus:device.function" in hex
+     * ("0000:3b:00.0"), when the driver says (cl_khr_pci_bus_info, NVIDIA's and AMD's
+     * attribute queries); "" otherwise (CPUs). Every process of a node sees the same. */
+    const char *pci_bus;
 } clc_device_info;
 
 /* An immutable snapshot of every platform and device. */
@@ -87,6 +91,10 @@ CLC_API const char *clc_device_type_string(clc_device_type type);
  *   P:D                       device D of platform P (indices as in clc_devices_query)
  *   default                   the default rule below, ignoring CLCOMPUTE_DEVICE
  *   all                       every available device (where one device is wanted: the default)
+ *   localrank                 the GPU of this process's rank on its node: the local rank (from
+ *                             OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID or
+ *                             LOCAL_RANK) modulo the node's GPUs ordered by PCI bus (CPUs when
+ *                             there is no GPU); an error when no local rank is set
  *   pocl | nvidia | intel | amd | apple
  *                             that vendor's platform ("pocl": "Portable Computing Language")
  *   anything else             a substring of the platform or device name ("h200", "pthread");

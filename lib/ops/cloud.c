@@ -18,9 +18,18 @@ typedef struct cloud_plan {
     const char *options; /* build options: depth type, division rounding */
 } cloud_plan;
 
-static int finite_nonzero(double v)
+/* The kernels multiply by float reciprocals: a value whose reciprocal is infinite or zero in
+ * float (|v| under about 3e-39, or over 3e38) would give infinite or zero coordinates. */
+static int usable_divisor(double v)
 {
-    return isfinite(v) && v != 0.0;
+    const float r = (float)(1.0 / v);
+    return isfinite(v) && v != 0.0 && isfinite(r) && r != 0.0f;
+}
+
+/* A value the kernels hold as a float. */
+static int float_finite(double v)
+{
+    return isfinite(v) && isfinite((float)v);
 }
 
 static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
@@ -58,18 +67,22 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
         plan->color_pitch = color->pitch ? color->pitch : color->width * 3;
         plan->has_color = 1;
     }
-    if (!finite_nonzero(k->fx) || !finite_nonzero(k->fy) || !isfinite(k->cx) || !isfinite(k->cy))
+    if (!usable_divisor(k->fx) || !usable_divisor(k->fy) || !float_finite(k->cx) ||
+        !float_finite(k->cy))
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "depth to points: intrinsics fx=%g fy=%g cx=%g cy=%g: fx and fy must be "
-                         "finite and non-zero, cx and cy finite",
+                         "finite and non-zero with a finite float reciprocal (|f| between about "
+                         "3e-38 and 3e38), cx and cy finite as floats",
                          k->fx, k->fy, k->cx, k->cy);
     const double scale = options && options->depth_scale != 0.0 ? options->depth_scale : 1000.0;
     const double trunc = options && options->depth_trunc != 0.0 ? options->depth_trunc : 1000.0;
     const unsigned stride = options && options->stride ? options->stride : 1;
     const clc_cloud_layout layout = options ? options->layout : CLC_CLOUD_DENSE;
-    if (!(isfinite(scale) && scale > 0.0))
+    if (!(scale > 0.0 && usable_divisor(scale)))
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "depth to points: depth_scale %g must be finite and positive", scale);
+                         "depth to points: depth_scale %g must be finite and positive, with a "
+                         "finite float reciprocal",
+                         scale);
     if (!(trunc > 0.0)) /* NaN fails this too; +infinity means no truncation */
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "depth to points: depth_trunc %g must be positive", trunc);

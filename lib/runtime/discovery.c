@@ -64,7 +64,47 @@ void clc__device_info_clear(clc_device_info *info)
     free((char *)info->driver_version);
     free((char *)info->device_version);
     free((char *)info->opencl_c_version);
+    free((char *)info->pci_bus);
     memset(info, 0, sizeof *info);
+}
+
+/* The device's PCI address, "dddd:bb:dd.f", from whichever query its driver answers; "" when
+ * none does. The vendor queries' codes are in cl_ext.h, which not every header set has. */
+static char *pci_bus(cl_device_id device)
+{
+    enum {
+        PCI_BUS_INFO_KHR = 0x410F,
+        PCI_BUS_ID_NV = 0x4008,
+        PCI_SLOT_ID_NV = 0x4009,
+        PCI_DOMAIN_ID_NV = 0x400A,
+        TOPOLOGY_AMD = 0x4037
+    };
+    char *extensions = device_string(device, CL_DEVICE_EXTENSIONS);
+    unsigned domain = 0, bus = 0, dev = 0, function = 0;
+    int known = 0;
+    if (extensions && strstr(extensions, "cl_khr_pci_bus_info")) {
+        cl_uint v[4];
+        if (clGetDeviceInfo(device, PCI_BUS_INFO_KHR, sizeof v, v, NULL) == CL_SUCCESS)
+            domain = v[0], bus = v[1], dev = v[2], function = v[3], known = 1;
+    }
+    if (!known && extensions && strstr(extensions, "cl_nv_device_attribute_query")) {
+        cl_uint b = 0, slot = 0, d = 0;
+        if (clGetDeviceInfo(device, PCI_BUS_ID_NV, sizeof b, &b, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(device, PCI_SLOT_ID_NV, sizeof slot, &slot, NULL) == CL_SUCCESS) {
+            if (clGetDeviceInfo(device, PCI_DOMAIN_ID_NV, sizeof d, &d, NULL) != CL_SUCCESS)
+                d = 0;
+            domain = d, bus = b, dev = slot >> 3, function = slot & 7, known = 1;
+        }
+    }
+    if (!known && extensions && strstr(extensions, "cl_amd_device_attribute_query")) {
+        /* cl_device_topology_amd: a type word (1: PCIe), then bytes ending bus, device,
+         * function. */
+        unsigned char t[24] = {0};
+        if (clGetDeviceInfo(device, TOPOLOGY_AMD, sizeof t, t, NULL) == CL_SUCCESS && t[0] == 1)
+            bus = t[21], dev = t[22], function = t[23], known = 1;
+    }
+    free(extensions);
+    return known ? clc__asprintf("%04x:%02x:%02x.%x", domain, bus, dev, function) : clc__strdup("");
 }
 
 clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
@@ -84,9 +124,10 @@ clc_status clc__device_info_fill(cl_platform_id platform, cl_device_id device,
     info->driver_version = device_string(device, CL_DRIVER_VERSION);
     info->device_version = device_string(device, CL_DEVICE_VERSION);
     info->opencl_c_version = device_string(device, CL_DEVICE_OPENCL_C_VERSION);
+    info->pci_bus = pci_bus(device);
     if (!info->platform_name || !info->platform_vendor || !info->platform_version || !info->name ||
         !info->vendor || !info->driver_version || !info->device_version ||
-        !info->opencl_c_version) {
+        !info->opencl_c_version || !info->pci_bus) {
         clc__device_info_clear(info);
         return clc__fail(NULL, CLC_ERROR_OUT_OF_HOST_MEMORY, "device strings");
     }

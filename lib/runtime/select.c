@@ -151,6 +151,71 @@ static int trimmed(const char *text, size_t len, char *out)
     return 0;
 }
 
+/* The launchers' local rank variables, in the order they are read. */
+static const char *const local_rank_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                              "SLURM_LOCALID", "LOCAL_RANK"};
+
+static int by_pci_bus(const clc_device_info *devices, size_t a, size_t b)
+{
+    const char *x = devices[a].pci_bus ? devices[a].pci_bus : "";
+    const char *y = devices[b].pci_bus ? devices[b].pci_bus : "";
+    if (*x && *y && strcmp(x, y) != 0)
+        return strcmp(x, y) < 0;
+    return a < b; /* unknown buses keep the list's order */
+}
+
+/* "localrank": the local rank modulo the node's GPUs (else CPUs) in PCI bus order, so that the
+ * ranks of a node spread over its GPUs the same way in every process. */
+static clc_status select_local_rank(const clc_device_info *devices, size_t count,
+                                    const char *origin, size_t *found, char *why, size_t why_size)
+{
+    const char *var = NULL, *value = NULL;
+    for (size_t i = 0; i < sizeof local_rank_vars / sizeof local_rank_vars[0] && !value; ++i) {
+        const char *v = getenv(local_rank_vars[i]);
+        if (v && *v)
+            var = local_rank_vars[i], value = v;
+    }
+    if (!value)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                         "%s \"localrank\": no local rank in the environment (none of "
+                         "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, LOCAL_RANK "
+                         "is set: launch with mpirun, srun or torchrun, or name the device)",
+                         origin);
+    char *end = NULL;
+    errno = 0;
+    const unsigned long rank = strtoul(value, &end, 10);
+    if (!isdigit((unsigned char)value[0]) || *end != '\0' || errno == ERANGE)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                         "%s \"localrank\": %s is \"%s\", not a rank", origin, var, value);
+    clc_device_type type = CLC_DEVICE_GPU;
+    size_t n = 0;
+    for (size_t i = 0; i < count; ++i)
+        n += devices[i].available && devices[i].type == CLC_DEVICE_GPU;
+    if (!n) {
+        type = CLC_DEVICE_CPU;
+        for (size_t i = 0; i < count; ++i)
+            n += devices[i].available && devices[i].type == CLC_DEVICE_CPU;
+    }
+    *found = count;
+    if (!n)
+        return CLC_SUCCESS;
+    /* The (rank mod n)-th of the candidates in bus order: count those that come before. */
+    const size_t want = rank % n;
+    for (size_t i = 0; i < count && *found == count; ++i) {
+        if (!devices[i].available || devices[i].type != type)
+            continue;
+        size_t before = 0;
+        for (size_t j = 0; j < count; ++j)
+            before += j != i && devices[j].available && devices[j].type == type &&
+                      by_pci_bus(devices, j, i);
+        if (before == want)
+            *found = i;
+    }
+    say(why, why_size, "local rank %lu (%s) of %zu %s%s ordered by PCI bus", rank, var, n,
+        clc_device_type_string(type), n == 1 ? "" : "s");
+    return CLC_SUCCESS;
+}
+
 /* One term (no ',' or '/'), already trimmed and non-empty. Sets *found (count when nothing
  * matches) and the reason; fails only for a malformed term. "all" here is the default rule; the
  * list form expands it. */
@@ -166,6 +231,8 @@ static clc_status select_term(const clc_device_info *devices, size_t count, cons
                 devices[*found].type == CLC_DEVICE_GPU ? "" : ", as no GPU is available");
         return CLC_SUCCESS;
     }
+    if (clc__equals_nocase(text, "localrank"))
+        return select_local_rank(devices, count, origin, found, why, why_size);
     if (clc__equals_nocase(text, "gpu") || clc__equals_nocase(text, "cpu") ||
         clc__equals_nocase(text, "accelerator")) {
         const clc_device_type type = clc__equals_nocase(text, "gpu")   ? CLC_DEVICE_GPU
