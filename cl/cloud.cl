@@ -1,4 +1,4 @@
-/* Depth image to point cloud, with the semantics of Open3D's create_from_depth_image:
+/* Depth images to point clouds, with the semantics of Open3D's create_from_depth_image:
  *   z = raw / depth_scale (DEPTH_U16) or the value itself (DEPTH_F32, metres);
  *   valid when 0 < z < depth_trunc (so NaN, infinities, zero and negatives are not);
  *   x = (u - cx) * z / fx, y = (v - cy) * z / fy, for u, v multiples of the stride.
@@ -10,90 +10,128 @@
  * whose z reaches depth_trunc, worked out on the host with the exact float division, so the
  * edge (z == depth_trunc is invalid) is decided exactly as Open3D decides it.
  *
- * Work is cut into tiles of whole sampled rows. The dense cloud is a three-pass stream
- * compaction, so the output order is the pixel order on every device and every run: count the
- * valid samples of each tile, scan the counts into offsets, write. On GPUs a work-group walks
- * its rows in rounds of PLANES samples an item with one local scan a round; on CPUs
- * (work-groups of one) an item walks its rows in a plain loop, without barriers.
+ * Every kernel converts many frames of one size at once: the last NDRange dimension is the
+ * frame, frame f's depth (and colour) `*_frame` bytes after frame f - 1's, its points at
+ * f * sw * sh. Work is cut into tiles of whole sampled rows. The dense cloud is a stream
+ * compaction in two passes, so the output order is the pixel order on every device and every
+ * run: count the valid samples of each tile; then each tile sums the counts of the tiles before
+ * it in its frame (its offset) and writes. The offsets need no scan pass, and no work-group
+ * waits for another within a pass (no decoupled look-back, whose progress OpenCL 1.2 does not
+ * promise): what a tile reads was written by the previous kernel, which the queue finishes
+ * first. On GPUs a work-group walks its rows in rounds of PLANES samples an item with one local
+ * scan a round; on CPUs (work-groups of one) an item walks its rows in a plain loop, without
+ * barriers.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
 #endif
 
-/* Everything that describes the frame, in the order the host passes it. */
+/* Everything that describes the frames, in the order the host passes it. */
 #define FRAME_PARAMS                                                                               \
-    const __global uchar *restrict depth, const ulong depth_offset, const ulong depth_pitch,       \
-        const uint sw, const uint sh, const uint stride, const float inv_scale,                    \
-        const uint raw_limit, const float trunc, const float inv_fx, const float inv_fy,           \
-        const float cx, const float cy, const __global uchar *restrict color,                      \
-        const ulong color_offset, const ulong color_pitch, const uint has_color
-#define FRAME_ARGS                                                                                 \
-    depth, depth_offset, depth_pitch, sw, sh, stride, inv_scale, raw_limit, trunc, inv_fx, inv_fy, \
-        cx, cy, color, color_offset, color_pitch, has_color
+    const __global uchar *restrict depth_base, const ulong depth_offset, const ulong depth_pitch,  \
+        const ulong depth_frame, const uint sw, const uint sh, const uint stride,                  \
+        const float inv_scale, const uint raw_limit, const float trunc, const float inv_fx,        \
+        const float inv_fy, const float cx, const float cy,                                        \
+        const __global uchar *restrict color_base, const ulong color_offset,                       \
+        const ulong color_pitch, const ulong color_frame, const uint has_color
+
+/* One frame, as the helpers see it. */
+typedef struct {
+    const __global uchar *depth, *color;
+    ulong depth_pitch, color_pitch;
+    uint sw, sh, stride, raw_limit, has_color;
+    float inv_scale, trunc, inv_fx, inv_fy, cx, cy;
+} frame_t;
+
+#define FRAME_OF(f)                                                                                \
+    {depth_base + depth_offset + (ulong)(f)*depth_frame,                                           \
+     color_base + color_offset + (ulong)(f)*color_frame,                                           \
+     depth_pitch,                                                                                  \
+     color_pitch,                                                                                  \
+     sw,                                                                                           \
+     sh,                                                                                           \
+     stride,                                                                                       \
+     raw_limit,                                                                                    \
+     has_color,                                                                                    \
+     inv_scale,                                                                                    \
+     trunc,                                                                                        \
+     inv_fx,                                                                                       \
+     inv_fy,                                                                                       \
+     cx,                                                                                           \
+     cy}
 
 /* Depth of sampled pixel (k, j) in metres, and whether it is valid. */
-inline float sample(FRAME_PARAMS, uint k, uint j, int *valid)
+inline float sample(const frame_t *fr, uint k, uint j, int *valid)
 {
-    const __global uchar *row = depth + depth_offset + (ulong)(j * stride) * depth_pitch;
+    const __global uchar *row = fr->depth + (ulong)(j * fr->stride) * fr->depth_pitch;
 #ifdef DEPTH_U16
-    const uint raw = ((const __global ushort *)row)[k * stride];
-    *valid = raw != 0 && raw < raw_limit;
-    return (float)raw * inv_scale;
+    const uint raw = ((const __global ushort *)row)[k * fr->stride];
+    *valid = raw != 0 && raw < fr->raw_limit;
+    return (float)raw * fr->inv_scale;
 #else
-    const float z = ((const __global float *)row)[k * stride];
-    *valid = z > 0.0f && z < trunc;
+    const float z = ((const __global float *)row)[k * fr->stride];
+    *valid = z > 0.0f && z < fr->trunc;
     return z;
 #endif
 }
 
 /* Writes point `at` (and its colour) for sampled pixel (k, j); NaN when invalid. */
-inline void put_point(FRAME_PARAMS, uint k, uint j, float z, int valid,
+inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
                       __global float *restrict points, __global uchar *restrict colors, uint at)
 {
-    const uint u = k * stride, v = j * stride;
+    const uint u = k * fr->stride, v = j * fr->stride;
     float3 p = (float3)(NAN, NAN, NAN);
     if (valid)
-        p = (float3)(((float)u - cx) * z * inv_fx, ((float)v - cy) * z * inv_fy, z);
+        p = (float3)(((float)u - fr->cx) * z * fr->inv_fx, ((float)v - fr->cy) * z * fr->inv_fy,
+                     z);
     vstore3(p, at, points);
-    if (has_color) {
+    if (fr->has_color) {
         uchar3 c = (uchar3)(0, 0, 0);
         if (valid)
-            c = vload3(0, color + color_offset + (ulong)v * color_pitch + (ulong)u * 3);
+            c = vload3(0, fr->color + (ulong)v * fr->color_pitch + (ulong)u * 3);
         vstore3(c, at, colors);
     }
 }
 
-/* One point per sampled pixel. Item (x, y) covers columns [x * cols, +cols) of rows
- * [y * rows, +rows). */
+/* One point per sampled pixel. Item (x, y, f) covers columns [x * cols, +cols) of rows
+ * [y * rows, +rows) of frame f. */
 __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
                               __global uchar *restrict colors, const uint cols, const uint rows)
 {
+    const uint f = (uint)get_global_id(2);
+    const frame_t fr = FRAME_OF(f);
+    const ulong first = (ulong)f * sw * sh;
+    __global float *restrict pts = points + 3 * first;
+    __global uchar *restrict cls = colors + (has_color ? 3 * first : 0);
     const uint k0 = (uint)get_global_id(0) * cols, k1 = min(k0 + cols, sw);
     const uint j0 = (uint)get_global_id(1) * rows, j1 = min(j0 + rows, sh);
     for (uint j = j0; j < j1; ++j)
         for (uint k = k0; k < k1; ++k) {
             int valid;
-            const float z = sample(FRAME_ARGS, k, j, &valid);
-            put_point(FRAME_ARGS, k, j, z, valid, points, colors, j * sw + k);
+            const float z = sample(&fr, k, j, &valid);
+            put_point(&fr, k, j, z, valid, pts, cls, j * sw + k);
         }
 }
 
-/* Pass 1: counts[g] = valid samples in rows [g * tile_rows, +tile_rows). */
+/* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
+ * (work-group g of dimension 0, frame f of dimension 1). */
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
                           __local uint *scratch)
 {
-    const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
+    const uint g = (uint)get_group_id(0), tiles = (uint)get_num_groups(0);
+    const uint f = (uint)get_global_id(1), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
+    const frame_t fr = FRAME_OF(f);
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
     uint c = 0;
     for (uint j = j0; j < j1; ++j)
         for (uint k = lid; k < sw; k += l) {
             int valid;
-            sample(FRAME_ARGS, k, j, &valid);
+            sample(&fr, k, j, &valid);
             c += (uint)valid;
         }
     if (l == 1) {
-        counts[g] = c;
+        counts[f * tiles + g] = c;
         return;
     }
     scratch[lid] = c;
@@ -103,41 +141,7 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
             scratch[lid] += scratch[lid + step];
     }
     if (lid == 0)
-        counts[g] = scratch[0];
-}
-
-/* Inclusive Hillis-Steele scan of scratch[0..l) by l items; returns this item's value. */
-inline uint scan_local(__local uint *scratch, uint lid, uint l, uint value)
-{
-    scratch[lid] = value;
-    for (uint d = 1; d < l; d *= 2) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint add = lid >= d ? scratch[lid - d] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return scratch[lid];
-}
-
-/* Pass 2, one work-group: offsets[g] = sum of counts[0..g), and the total into *total. */
-__kernel void cloud_scan(const __global uint *restrict counts, const uint groups,
-                         __global uint *restrict offsets, __global uint *restrict total,
-                         __local uint *scratch)
-{
-    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
-    const uint per = (groups + l - 1) / l;
-    const uint begin = min(lid * per, groups), end = min(begin + per, groups);
-    uint sum = 0;
-    for (uint g = begin; g < end; ++g)
-        sum += counts[g];
-    uint base = l == 1 ? 0 : scan_local(scratch, lid, l, sum) - sum;
-    for (uint g = begin; g < end; ++g) {
-        offsets[g] = base;
-        base += counts[g];
-    }
-    if (lid == l - 1)
-        *total = base;
+        counts[f * tiles + g] = scratch[0];
 }
 
 /* Samples an item takes per round on the work-group path, in PLANES strided planes of l
@@ -162,49 +166,77 @@ inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value)
     return scratch[lid];
 }
 
-/* Pass 3: tile g writes its valid points from offsets[g] on, in pixel order. */
-__kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict offsets,
-                          __global float *restrict points, __global uchar *restrict colors,
-                          const uint tile_rows, __local ulong *scratch)
+/* Pass 2: tile g of frame f sums the counts of tiles 0..g-1 of its frame (its first slot),
+ * writes its valid points from there on in pixel order, and the last tile writes the frame's
+ * total into totals[f]. */
+__kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
+                          __global uint *restrict totals, __global float *restrict points,
+                          __global uchar *restrict colors, const uint tile_rows,
+                          __local ulong *scratch)
 {
-    const uint g = (uint)get_group_id(0), lid = (uint)get_local_id(0);
+    const uint g = (uint)get_group_id(0), tiles = (uint)get_num_groups(0);
+    const uint f = (uint)get_global_id(1), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
+    const frame_t fr = FRAME_OF(f);
+    const __global uint *restrict mine = counts + (ulong)f * tiles;
+    const ulong first = (ulong)f * sw * sh;
+    __global float *restrict pts = points + 3 * first;
+    __global uchar *restrict cls = colors + (has_color ? 3 * first : 0);
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
-    uint at = offsets[g];
+    uint at = 0;
     if (l == 1) {
+        for (uint t = 0; t < g; ++t)
+            at += mine[t];
+        if (g == tiles - 1)
+            totals[f] = at + mine[g];
         for (uint j = j0; j < j1; ++j)
             for (uint k = 0; k < sw; ++k) {
                 int valid;
-                const float z = sample(FRAME_ARGS, k, j, &valid);
+                const float z = sample(&fr, k, j, &valid);
                 if (valid)
-                    put_point(FRAME_ARGS, k, j, z, 1, points, colors, at++);
+                    put_point(&fr, k, j, z, 1, pts, cls, at++);
             }
         return;
     }
+    /* The offset: the counts before this tile, summed by the whole work-group. */
+    ulong sum = 0;
+    for (uint t = lid; t < g; t += l)
+        sum += mine[t];
+    scratch[lid] = sum;
+    for (uint step = l / 2; step > 0; step /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < step)
+            scratch[lid] += scratch[lid + step];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    at = (uint)scratch[0];
+    if (g == tiles - 1 && lid == 0)
+        totals[f] = at + mine[g];
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the scan's next */
     /* Rounds of PLANES * l samples of a row: sample k0 + t * l + lid is this item's in plane t.
      * Its slot is `at`, plus the valid samples of planes before t, plus those of plane t held
      * by items before this one. */
     for (uint j = j0; j < j1; ++j)
         for (uint k0 = 0; k0 < sw; k0 += PLANES * l) {
             float z[PLANES];
-            ulong mine = 0;
+            ulong flags = 0;
             for (uint t = 0; t < PLANES; ++t) {
                 const uint k = k0 + t * l + lid;
                 int valid = 0;
                 z[t] = 0.0f;
                 if (k < sw)
-                    z[t] = sample(FRAME_ARGS, k, j, &valid);
-                mine |= (ulong)valid << (FIELD * t);
+                    z[t] = sample(&fr, k, j, &valid);
+                flags |= (ulong)valid << (FIELD * t);
             }
-            const ulong before = scan_packed(scratch, lid, l, mine) - mine;
-            const ulong totals = scratch[l - 1];
+            const ulong before = scan_packed(scratch, lid, l, flags) - flags;
+            const ulong totals_here = scratch[l - 1];
             uint base = at;
             for (uint t = 0; t < PLANES; ++t) {
-                if ((mine >> (FIELD * t)) & 1ul) {
+                if ((flags >> (FIELD * t)) & 1ul) {
                     const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
-                    put_point(FRAME_ARGS, k0 + t * l + lid, j, z[t], 1, points, colors, slot);
+                    put_point(&fr, k0 + t * l + lid, j, z[t], 1, pts, cls, slot);
                 }
-                base += (uint)((totals >> (FIELD * t)) & FIELD_MASK);
+                base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
             }
             at = base;
             barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */

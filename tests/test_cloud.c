@@ -355,6 +355,150 @@ static void device_buffers_match_reference(void **state)
         }
 }
 
+/* Many frames in one call: frame f is exactly what a single call gives for it (points, order,
+ * colours, count), for both layouts and depth types, with a stride, an empty frame among them,
+ * and frames further apart than their span. */
+static void many_frames_equal_single_calls(void **state)
+{
+    clc_context *ctx = *state;
+    enum { FRAMES = 5, W = 53, H = 31, GAP = 24 };
+    for (int fmt = 0; fmt < 2; ++fmt) {
+        const clc_pixel_format format = fmt ? CLC_PIXEL_DEPTH_F32 : CLC_PIXEL_DEPTH_U16;
+        frame one[FRAMES];
+        for (int f = 0; f < FRAMES; ++f)
+            one[f] = frame_new(format, W, H, 0);
+        memset(one[2].depth_data, 0, one[2].depth_bytes); /* no valid point at all */
+        const size_t dstep = one[0].depth_bytes + GAP, cstep = one[0].color_bytes + GAP;
+        unsigned char *depth = malloc(FRAMES * dstep), *color = malloc(FRAMES * cstep);
+        assert_true(depth && color);
+        for (int f = 0; f < FRAMES; ++f) {
+            memcpy(depth + f * dstep, one[f].depth_data, one[f].depth_bytes);
+            memcpy(color + f * cstep, one[f].color_data, one[f].color_bytes);
+        }
+        for (int layout = 0; layout < 2; ++layout)
+            for (unsigned stride = 1; stride <= 2; ++stride) {
+                clc_cloud_options o = {0};
+                o.depth_trunc = 5.0, o.stride = stride, o.layout = (clc_cloud_layout)layout;
+                size_t grid = 0;
+                assert_int_equal(clc_cloud_grid_size(&one[0].depth, &o, &grid), CLC_SUCCESS);
+                float *pts = malloc(FRAMES * grid * 12), *want = malloc(grid * 12);
+                unsigned char *cols = malloc(FRAMES * grid * 3), *want_c = malloc(grid * 3);
+                assert_true(pts && want && cols && want_c);
+                size_t counts[FRAMES];
+                if (clc_depth_to_points_many(ctx, FRAMES, &one[0].depth, depth, dstep,
+                                             &one[0].color, color, cstep, &K, &o, pts, cols,
+                                             counts) != CLC_SUCCESS)
+                    fail_msg("clc_depth_to_points_many: %s", clc_last_error());
+                for (int f = 0; f < FRAMES; ++f) {
+                    size_t n = 0;
+                    assert_int_equal(clc_depth_to_points(ctx, &one[f].depth, one[f].depth_data,
+                                                         &one[f].color, one[f].color_data, &K, &o,
+                                                         want, want_c, grid, &n),
+                                     CLC_SUCCESS);
+                    assert_int_equal(counts[f], n);
+                    if (f == 2 && layout == CLC_CLOUD_DENSE)
+                        assert_int_equal(n, 0);
+                    assert_memory_equal(pts + f * grid * 3, want, n * 12);
+                    assert_memory_equal(cols + f * grid * 3, want_c, n * 3);
+                }
+                /* Packed frames (step 0) and no colour. */
+                unsigned char *packed = malloc(FRAMES * one[0].depth_bytes);
+                assert_non_null(packed);
+                for (int f = 0; f < FRAMES; ++f)
+                    memcpy(packed + f * one[0].depth_bytes, one[f].depth_data, one[f].depth_bytes);
+                assert_int_equal(clc_depth_to_points_many(ctx, FRAMES, &one[0].depth, packed, 0,
+                                                          NULL, NULL, 0, &K, &o, pts, NULL, counts),
+                                 CLC_SUCCESS);
+                size_t n = 0;
+                assert_int_equal(clc_depth_to_points(ctx, &one[4].depth, one[4].depth_data, NULL,
+                                                     NULL, &K, &o, want, NULL, grid, &n),
+                                 CLC_SUCCESS);
+                assert_int_equal(counts[4], n);
+                assert_memory_equal(pts + 4 * grid * 3, want, n * 12);
+                free(packed);
+                free(pts), free(want), free(cols), free(want_c);
+            }
+        free(depth), free(color);
+        for (int f = 0; f < FRAMES; ++f)
+            frame_free(&one[f]);
+    }
+}
+
+/* The enqueue form on device buffers: counts land in the count buffer, frame by frame; misuse
+ * is refused before anything is enqueued. */
+static void many_frames_on_device_buffers(void **state)
+{
+    clc_context *ctx = *state;
+    enum { FRAMES = 3, W = 40, H = 20 };
+    frame one[FRAMES];
+    for (int f = 0; f < FRAMES; ++f)
+        one[f] = frame_new(CLC_PIXEL_DEPTH_U16, W, H, 0);
+    const size_t span = one[0].depth_bytes, grid = W * H;
+    unsigned char *depth = malloc(FRAMES * span + 8);
+    assert_non_null(depth);
+    for (int f = 0; f < FRAMES; ++f)
+        memcpy(depth + 8 + f * span, one[f].depth_data, span);
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_int err = CL_SUCCESS;
+    cl_mem din =
+        clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, FRAMES * span + 8, depth, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem pout = clCreateBuffer(cl, CL_MEM_READ_WRITE, FRAMES * grid * 12, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem cnt = clCreateBuffer(cl, CL_MEM_READ_WRITE, FRAMES * sizeof(cl_uint), NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clc_cloud_options o = {0};
+    o.depth_trunc = 5.0;
+    cl_event done = NULL;
+    if (clc_depth_to_points_many_enqueue(ctx, FRAMES, &one[0].depth, din, 8, 0, NULL, NULL, 0, 0,
+                                         &K, &o, pout, NULL, cnt, 0, NULL, &done) != CLC_SUCCESS)
+        fail_msg("many_enqueue: %s", clc_last_error());
+    assert_non_null(done);
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    cl_uint counts[FRAMES];
+    float *pts = malloc(FRAMES * grid * 12), *want = malloc(grid * 12);
+    assert_true(pts && want);
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    assert_int_equal(clEnqueueReadBuffer(q, cnt, CL_TRUE, 0, sizeof counts, counts, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(
+        clEnqueueReadBuffer(q, pout, CL_TRUE, 0, FRAMES * grid * 12, pts, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (int f = 0; f < FRAMES; ++f) {
+        size_t n = 0;
+        assert_int_equal(clc_depth_to_points(ctx, &one[f].depth, one[f].depth_data, NULL, NULL, &K,
+                                             &o, want, NULL, grid, &n),
+                         CLC_SUCCESS);
+        assert_int_equal(counts[f], n);
+        assert_memory_equal(pts + f * grid * 3, want, n * 12);
+    }
+    /* Refused: no frames, frames that overlap, buffers too small for the set, no counts. */
+    assert_int_equal(clc_depth_to_points_many_enqueue(ctx, 0, &one[0].depth, din, 0, 0, NULL, NULL,
+                                                      0, 0, &K, &o, pout, NULL, cnt, 0, NULL, NULL),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_depth_to_points_many_enqueue(ctx, FRAMES, &one[0].depth, din, 0, span - 2,
+                                                      NULL, NULL, 0, 0, &K, &o, pout, NULL, cnt, 0,
+                                                      NULL, NULL),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_depth_to_points_many_enqueue(ctx, FRAMES + 1, &one[0].depth, din, 0, 0,
+                                                      NULL, NULL, 0, 0, &K, &o, pout, NULL, cnt, 0,
+                                                      NULL, NULL),
+                     CLC_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(clc_depth_to_points_many_enqueue(ctx, FRAMES, &one[0].depth, din, 0, 0, NULL,
+                                                      NULL, 0, 0, &K, &o, pout, NULL, NULL, 0, NULL,
+                                                      NULL),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    size_t counts_host[FRAMES];
+    assert_int_equal(clc_depth_to_points_many(ctx, FRAMES, &one[0].depth, NULL, 0, NULL, NULL, 0,
+                                              &K, &o, pts, NULL, counts_host),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    clReleaseMemObject(din), clReleaseMemObject(pout), clReleaseMemObject(cnt);
+    free(depth), free(pts), free(want);
+    for (int f = 0; f < FRAMES; ++f)
+        frame_free(&one[f]);
+}
+
 static void misuse_is_refused(void **state)
 {
     clc_context *ctx = *state;
@@ -466,6 +610,8 @@ int main(void)
         FIXTURE_TEST(truncation_edge_is_invalid_and_scale_applies),
         FIXTURE_TEST(too_small_capacity_writes_nothing_and_reports_the_count),
         FIXTURE_TEST(device_buffers_match_reference),
+        FIXTURE_TEST(many_frames_equal_single_calls),
+        FIXTURE_TEST(many_frames_on_device_buffers),
         FIXTURE_TEST(misuse_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,37 @@ CLC_API clc_status clc_depth_to_points_enqueue(
     cl_mem colors, cl_mem count, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
     cl_event *event);
 
+/*
+ * Many frames of one size at once, in two launches for the whole set (one for organized clouds):
+ * the way to convert a stream of small frames (a 640x480 frame alone is launch-bound on a GPU).
+ * Frame f's depth is at depth_data + f * depth_frame_bytes (0: the frames are packed, one span
+ * apart, as a numpy array of shape (frames, height, width)), its colour likewise. Frame f's
+ * points go to points + f * grid * 3 (grid: clc_cloud_grid_size), its colours to
+ * colors + f * grid * 3, and counts[f] receives the number of points of frame f (the grid for
+ * an organized cloud): each frame is exactly what clc_depth_to_points gives for it. points and
+ * colors must hold frames * grid points. Blocking.
+ */
+CLC_API clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames,
+                                            const clc_image_desc *depth, const void *depth_data,
+                                            size_t depth_frame_bytes, const clc_image_desc *color,
+                                            const void *color_data, size_t color_frame_bytes,
+                                            const clc_intrinsics *intrinsics,
+                                            const clc_cloud_options *options, float *points,
+                                            unsigned char *colors, size_t *counts);
+
+/*
+ * The same between device buffers, enqueued without waiting: frame f's depth at depth_offset +
+ * f * depth_frame_bytes (0: packed), its points from f * grid, and for a dense cloud its count as
+ * the cl_uint at index f of `counts` (which may be NULL for organized clouds). *event
+ * (optional) completes when everything is written.
+ */
+CLC_API clc_status clc_depth_to_points_many_enqueue(
+    clc_context *ctx, size_t frames, const clc_image_desc *depth, cl_mem depth_buffer,
+    size_t depth_offset, size_t depth_frame_bytes, const clc_image_desc *color, cl_mem color_buffer,
+    size_t color_offset, size_t color_frame_bytes, const clc_intrinsics *intrinsics,
+    const clc_cloud_options *options, cl_mem points, cl_mem colors, cl_mem counts,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+
 #ifdef __cplusplus
 }
 #endif

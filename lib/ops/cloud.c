@@ -119,21 +119,22 @@ static const char *build_options(clc_pixel_format format)
 /* The frame arguments every cloud kernel starts with (FRAME_PARAMS in cl/cloud.cl). */
 typedef struct frame_args {
     cl_mem depth, color;
-    cl_ulong depth_offset, depth_pitch, color_offset, color_pitch;
+    cl_ulong depth_offset, depth_pitch, depth_frame, color_offset, color_pitch, color_frame;
     cl_uint sw, sh, stride, raw_limit, has_color;
     float inv_scale, trunc, inv_fx, inv_fy, cx, cy;
 } frame_args;
-#define FRAME_ARG_COUNT 17
+#define FRAME_ARG_COUNT 19
 
 static void frame_arg_list(const frame_args *f, clc_arg *a)
 {
     const clc_arg list[FRAME_ARG_COUNT] = {
-        CLC_ARG(f->depth),       CLC_ARG(f->depth_offset), CLC_ARG(f->depth_pitch),
-        CLC_ARG(f->sw),          CLC_ARG(f->sh),           CLC_ARG(f->stride),
-        CLC_ARG(f->inv_scale),   CLC_ARG(f->raw_limit),    CLC_ARG(f->trunc),
-        CLC_ARG(f->inv_fx),      CLC_ARG(f->inv_fy),       CLC_ARG(f->cx),
-        CLC_ARG(f->cy),          CLC_ARG(f->color),        CLC_ARG(f->color_offset),
-        CLC_ARG(f->color_pitch), CLC_ARG(f->has_color)};
+        CLC_ARG(f->depth),        CLC_ARG(f->depth_offset), CLC_ARG(f->depth_pitch),
+        CLC_ARG(f->depth_frame),  CLC_ARG(f->sw),           CLC_ARG(f->sh),
+        CLC_ARG(f->stride),       CLC_ARG(f->inv_scale),    CLC_ARG(f->raw_limit),
+        CLC_ARG(f->trunc),        CLC_ARG(f->inv_fx),       CLC_ARG(f->inv_fy),
+        CLC_ARG(f->cx),           CLC_ARG(f->cy),           CLC_ARG(f->color),
+        CLC_ARG(f->color_offset), CLC_ARG(f->color_pitch),  CLC_ARG(f->color_frame),
+        CLC_ARG(f->has_color)};
     memcpy(a, list, sizeof list);
 }
 
@@ -164,7 +165,7 @@ static clc_status run(clc_context *ctx, cl_command_queue queue, cloud_kernel *k,
                       cl_uint dims, const size_t *global, const size_t *local, cl_uint num_events,
                       const cl_event *wait_list, cl_event *event)
 {
-    clc_arg args[FRAME_ARG_COUNT + 5];
+    clc_arg args[FRAME_ARG_COUNT + 6];
     size_t count = 0;
     if (frame) {
         frame_arg_list(frame, args);
@@ -184,23 +185,28 @@ static clc_status run(clc_context *ctx, cl_command_queue queue, cloud_kernel *k,
     return CLC_SUCCESS;
 }
 
-/* Work shape. Tiles are runs of whole sampled rows. GPUs: a tile is one row, walked by a
- * work-group of up to 256 items; organized clouds are one sample an item. CPU devices: a few
- * long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
- * per-group cost is negligible. */
+/* Work shape. Tiles are runs of whole sampled rows, at most MAX_TILES a frame (so that a tile
+ * sums few counts for its offset). GPUs: a tile is a row or a few, walked by a work-group of up
+ * to 256 items; organized clouds are one sample an item. CPU devices: a few long items
+ * (work-groups of one), about eight a core, so there are no barriers and PoCL's per-group cost
+ * is negligible. The frames are the last dimension of every launch. */
+enum { MAX_TILES = 512 };
+
 typedef struct cloud_shape {
     cl_command_queue queue; /* where the passes run */
-    size_t local;           /* items a work-group in the dense passes */
-    cl_uint tile_rows;      /* sampled rows a dense tile */
-    cl_uint groups;         /* dense tiles */
-    cl_uint cols, rows;     /* organized: samples an item in x and y */
-    size_t organized_global[2], organized_local[2];
+    size_t frames;
+    size_t local;       /* items a work-group in the dense passes */
+    cl_uint tile_rows;  /* sampled rows a dense tile */
+    cl_uint groups;     /* dense tiles a frame */
+    cl_uint cols, rows; /* organized: samples an item in x and y */
+    size_t organized_global[3], organized_local[3];
 } cloud_shape;
 
 static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kernel *any,
-                            int items_shape, cloud_shape *s)
+                            int items_shape, size_t frames, cloud_shape *s)
 {
     const cl_uint sw = (cl_uint)plan->p.sw, sh = (cl_uint)plan->p.sh;
+    s->frames = frames;
     if (items_shape) {
         const cl_uint items = ctx->info.compute_units ? 8 * ctx->info.compute_units : 16;
         s->local = 1;
@@ -217,14 +223,16 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
         if (st != CLC_SUCCESS)
             return st;
         s->local = pow2_floor(local);
-        s->tile_rows = 1;
-        s->groups = sh;
+        s->tile_rows = (sh + MAX_TILES - 1) / MAX_TILES;
+        s->groups = (sh + s->tile_rows - 1) / s->tile_rows;
         s->cols = s->rows = 1;
         s->organized_local[0] = s->local;
         s->organized_local[1] = 1;
         s->organized_global[0] = (sw + s->local - 1) / s->local * s->local;
         s->organized_global[1] = sh;
     }
+    s->organized_local[2] = 1;
+    s->organized_global[2] = frames;
     return CLC_SUCCESS;
 }
 
@@ -251,22 +259,23 @@ static clc_status choose_shape(clc_context *ctx, int *items)
 
 /* The shape of a conversion on `queue`; the work-group limit comes from one of its kernels. */
 static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const cloud_plan *plan,
-                             const char *opts, int items, cloud_shape *shape)
+                             const char *opts, int items, size_t frames, cloud_shape *shape)
 {
     cloud_kernel probe = {0};
     const int dense = plan->p.layout == CLC_CLOUD_DENSE;
     clc_status st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
     if (st != CLC_SUCCESS)
         return st;
-    st = shape_for(ctx, plan, &probe, items, shape);
+    st = shape_for(ctx, plan, &probe, items, frames, shape);
     shape->queue = queue;
     clReleaseKernel(probe.kernel);
     return st;
 }
 
-/* Scratch of a dense conversion: tile counts, tile offsets, and the total. */
+/* Scratch of a dense conversion: tile counts, and the frames' totals (the caller's buffer, or
+ * the library's own). */
 typedef struct dense_scratch {
-    cl_mem counts, offsets, total;
+    cl_mem counts, totals;
 } dense_scratch;
 
 /* Releases what exists and forgets it, so that a second call (a failed scratch_create, then the
@@ -274,20 +283,19 @@ typedef struct dense_scratch {
 static void scratch_release(dense_scratch *s)
 {
     clc__release_mem(&s->counts);
-    clc__release_mem(&s->offsets);
-    clc__release_mem(&s->total);
+    clc__release_mem(&s->totals);
 }
 
-static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total, dense_scratch *s)
+static clc_status scratch_create(clc_context *ctx, const cloud_shape *shape, cl_mem totals,
+                                 dense_scratch *s)
 {
     cl_int err = CL_SUCCESS;
-    s->counts = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), &err);
-    if (err == CL_SUCCESS)
-        s->offsets = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * sizeof(cl_uint), &err);
-    if (err == CL_SUCCESS && !total)
-        s->total = clc__scratch(ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), &err);
-    else if (err == CL_SUCCESS && (err = clRetainMemObject(total)) == CL_SUCCESS)
-        s->total = total;
+    s->counts =
+        clc__scratch(ctx, CL_MEM_READ_WRITE, shape->frames * shape->groups * sizeof(cl_uint), &err);
+    if (err == CL_SUCCESS && !totals)
+        s->totals = clc__scratch(ctx, CL_MEM_READ_WRITE, shape->frames * sizeof(cl_uint), &err);
+    else if (err == CL_SUCCESS && (err = clRetainMemObject(totals)) == CL_SUCCESS)
+        s->totals = totals;
     if (err != CL_SUCCESS) {
         scratch_release(s);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud scratch)");
@@ -295,37 +303,28 @@ static clc_status scratch_create(clc_context *ctx, cl_uint groups, cl_mem total,
     return CLC_SUCCESS;
 }
 
-/* Passes 1 and 2: tile counts and offsets, and the total into scratch->total. */
+/* Pass 1: the tile counts of every frame. */
 static clc_status enqueue_count(clc_context *ctx, const char *options, const frame_args *frame,
                                 const cloud_shape *shape, const dense_scratch *scratch,
                                 cl_uint num_events, const cl_event *wait_list)
 {
-    cloud_kernel count = {0}, scan = {0};
+    cloud_kernel count = {0};
     clc_status st = make_kernel(ctx, options, "cloud_count", &count);
-    if (st == CLC_SUCCESS)
-        st = make_kernel(ctx, options, "cloud_scan", &scan);
-    const clc_arg local_scratch = {shape->local * sizeof(cl_uint), NULL};
     if (st == CLC_SUCCESS) {
-        const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->tile_rows),
-                                 local_scratch};
-        const size_t global = shape->groups * shape->local;
-        st = run(ctx, shape->queue, &count, frame, extra, 3, 1, &global, &shape->local, num_events,
+        const clc_arg extra[] = {CLC_ARG(scratch->counts),
+                                 CLC_ARG(shape->tile_rows),
+                                 {shape->local * sizeof(cl_uint), NULL}};
+        const size_t global[2] = {shape->groups * shape->local, shape->frames};
+        const size_t local[2] = {shape->local, 1};
+        st = run(ctx, shape->queue, &count, frame, extra, 3, 2, global, local, num_events,
                  wait_list, NULL);
-    }
-    if (st == CLC_SUCCESS) {
-        const clc_arg extra[] = {CLC_ARG(scratch->counts), CLC_ARG(shape->groups),
-                                 CLC_ARG(scratch->offsets), CLC_ARG(scratch->total), local_scratch};
-        st = run(ctx, shape->queue, &scan, NULL, extra, 5, 1, &shape->local, &shape->local, 0, NULL,
-                 NULL);
     }
     if (count.kernel)
         clReleaseKernel(count.kernel);
-    if (scan.kernel)
-        clReleaseKernel(scan.kernel);
     return st;
 }
 
-/* Pass 3, or the organized kernel: writes the points. */
+/* Pass 2 (offsets from the counts, then the points), or the organized kernel. */
 static clc_status enqueue_write(clc_context *ctx, const char *options, const frame_args *frame,
                                 const cloud_shape *shape, const dense_scratch *scratch,
                                 cl_mem points, cl_mem colors, cl_uint num_events,
@@ -339,18 +338,18 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
     /* Without colour the kernel never touches `colors`; any buffer will do as the argument. */
     cl_mem color_out = colors ? colors : points;
     if (dense) {
-        const clc_arg extra[] = {CLC_ARG(scratch->offsets),
-                                 CLC_ARG(points),
-                                 CLC_ARG(color_out),
-                                 CLC_ARG(shape->tile_rows),
-                                 {shape->local * sizeof(cl_ulong), NULL}};
-        const size_t global = shape->groups * shape->local;
-        st = run(ctx, shape->queue, &k, frame, extra, 5, 1, &global, &shape->local, num_events,
-                 wait_list, event);
+        const clc_arg extra[] = {
+            CLC_ARG(scratch->counts),  CLC_ARG(scratch->totals),
+            CLC_ARG(points),           CLC_ARG(color_out),
+            CLC_ARG(shape->tile_rows), {shape->local * sizeof(cl_ulong), NULL}};
+        const size_t global[2] = {shape->groups * shape->local, shape->frames};
+        const size_t local[2] = {shape->local, 1};
+        st = run(ctx, shape->queue, &k, frame, extra, 6, 2, global, local, num_events, wait_list,
+                 event);
     } else {
         const clc_arg extra[] = {CLC_ARG(points), CLC_ARG(color_out), CLC_ARG(shape->cols),
                                  CLC_ARG(shape->rows)};
-        st = run(ctx, shape->queue, &k, frame, extra, 4, 2, shape->organized_global,
+        st = run(ctx, shape->queue, &k, frame, extra, 4, 3, shape->organized_global,
                  shape->organized_local, num_events, wait_list, event);
     }
     clReleaseKernel(k.kernel);
@@ -368,7 +367,7 @@ static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_ar
         return enqueue_write(ctx, opts, frame, shape, NULL, points, colors, num_events, wait_list,
                              event);
     dense_scratch scratch = {0};
-    clc_status st = scratch_create(ctx, shape->groups, count, &scratch);
+    clc_status st = scratch_create(ctx, shape, count, &scratch);
     if (st == CLC_SUCCESS)
         st = enqueue_count(ctx, opts, frame, shape, &scratch, num_events, wait_list);
     if (st == CLC_SUCCESS)
@@ -378,7 +377,8 @@ static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_ar
 }
 
 static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_offset,
-                             cl_mem color, size_t color_offset)
+                             size_t depth_frame, cl_mem color, size_t color_offset,
+                             size_t color_frame)
 {
     frame_args f;
     memset(&f, 0, sizeof f);
@@ -387,8 +387,10 @@ static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_
     f.color = color ? color : depth;
     f.depth_offset = depth_offset;
     f.depth_pitch = plan->depth_pitch;
+    f.depth_frame = depth_frame;
     f.color_offset = color_offset;
     f.color_pitch = plan->color_pitch;
+    f.color_frame = color_frame;
     f.sw = (cl_uint)plan->p.sw;
     f.sh = (cl_uint)plan->p.sh;
     f.stride = plan->p.stride;
@@ -454,9 +456,9 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
 {
     tune_input *t = arg;
     const char *opts = build_options(CLC_PIXEL_DEPTH_U16);
-    const frame_args frame = frame_from(&t->plan, t->depth, 0, NULL, 0);
+    const frame_args frame = frame_from(&t->plan, t->depth, 0, 0, NULL, 0, 0);
     cloud_shape shape;
-    clc_status st = plan_shape(ctx, queue, &t->plan, opts, variant == SHAPE_ITEMS, &shape);
+    clc_status st = plan_shape(ctx, queue, &t->plan, opts, variant == SHAPE_ITEMS, 1, &shape);
     if (st == CLC_SUCCESS)
         st = enqueue_all(ctx, opts, &frame, &shape, 1, t->points, NULL, t->count, 0, NULL, NULL);
     return st;
@@ -466,6 +468,90 @@ static const clc_tune_family tune_family = {
     "cloud", &clc__source_cloud, "-DDEPTH_U16", shape_names,
     2,       tune_setup,         tune_run,      tune_teardown};
 
+/* The bytes between frames: as given, or a frame's span when 0 (frames packed). NULL-safe. */
+static size_t frame_step(size_t given, size_t span)
+{
+    return given ? given : span;
+}
+
+clc_status clc_depth_to_points_many_enqueue(
+    clc_context *ctx, size_t frames, const clc_image_desc *depth, cl_mem depth_buffer,
+    size_t depth_offset, size_t depth_frame_bytes, const clc_image_desc *color, cl_mem color_buffer,
+    size_t color_offset, size_t color_frame_bytes, const clc_intrinsics *intrinsics,
+    const clc_cloud_options *options, cl_mem points, cl_mem colors, cl_mem counts,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    static const char fn[] = "clc_depth_to_points_many_enqueue";
+    if (event)
+        *event = NULL;
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+    if ((num_events_in_wait_list > 0) != (event_wait_list != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: wait list and its count disagree",
+                         fn);
+    if (frames == 0 || frames > UINT32_MAX)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: %zu frames; from 1 to 2^32 - 1 are converted", fn, frames);
+    cloud_plan plan;
+    clc_status st = plan_cloud(ctx, depth, color, intrinsics, options, &plan);
+    if (st != CLC_SUCCESS)
+        return st;
+    const size_t bpp = clc_pixel_size(depth->format);
+    const int dense = plan.p.layout == CLC_CLOUD_DENSE;
+    const size_t depth_step = frame_step(depth_frame_bytes, plan.depth_bytes);
+    const size_t color_step = plan.has_color ? frame_step(color_frame_bytes, plan.color_bytes) : 0;
+    if (depth_offset % bpp != 0 || depth_step % bpp != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: depth offset %zu and frame step %zu must be multiples of %zu", fn,
+                         depth_offset, depth_step, bpp);
+    if (depth_step < plan.depth_bytes || (plan.has_color && color_step < plan.color_bytes))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: frames %zu (colour %zu) bytes apart overlap: a frame spans %zu "
+                         "(%zu)",
+                         fn, depth_step, color_step, plan.depth_bytes, plan.color_bytes);
+    if (plan.has_color != (color_buffer != NULL) || plan.has_color != (colors != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: a colour image needs its description, its buffer and a colour "
+                         "output, and no colour needs none of them",
+                         fn);
+    if (dense && !counts)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: a dense cloud needs a count buffer",
+                         fn);
+    /* Every span below: (frames - 1) steps, then one frame; none may overflow size_t. */
+    const size_t last = frames - 1;
+    if (last > (SIZE_MAX - plan.depth_bytes) / depth_step ||
+        (plan.has_color && last > (SIZE_MAX - plan.color_bytes) / color_step) ||
+        frames > SIZE_MAX / 12 / plan.n)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "%s: %zu frames overflow size_t", fn,
+                         frames);
+    st = clc__check_buffer(ctx, depth_buffer, depth_offset, last * depth_step + plan.depth_bytes,
+                           "depth buffer");
+    if (st == CLC_SUCCESS && plan.has_color)
+        st = clc__check_buffer(ctx, color_buffer, color_offset,
+                               last * color_step + plan.color_bytes, "colour buffer");
+    if (st == CLC_SUCCESS)
+        st = clc__check_buffer(ctx, points, 0, frames * plan.n * 12, "points buffer");
+    if (st == CLC_SUCCESS && plan.has_color)
+        st = clc__check_buffer(ctx, colors, 0, frames * plan.n * 3, "colours buffer");
+    if (st == CLC_SUCCESS && counts)
+        st = clc__check_buffer(ctx, counts, 0, frames * sizeof(cl_uint), "count buffer");
+    if (st != CLC_SUCCESS)
+        return st;
+
+    const char *opts = build_options(depth->format);
+    const frame_args frame = frame_from(&plan, depth_buffer, depth_offset, depth_step, color_buffer,
+                                        color_offset, color_step);
+    int items = 0;
+    cloud_shape shape;
+    st = choose_shape(ctx, &items);
+    if (st == CLC_SUCCESS)
+        st = plan_shape(ctx, ctx->queue, &plan, opts, items, frames, &shape);
+    if (st != CLC_SUCCESS)
+        return st;
+    return enqueue_all(ctx, opts, &frame, &shape, dense, points, colors, counts,
+                       num_events_in_wait_list, event_wait_list, event);
+}
+
 clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *depth,
                                        cl_mem depth_buffer, size_t depth_offset,
                                        const clc_image_desc *color, cl_mem color_buffer,
@@ -474,55 +560,10 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
                                        cl_mem colors, cl_mem count, cl_uint num_events_in_wait_list,
                                        const cl_event *event_wait_list, cl_event *event)
 {
-    if (event)
-        *event = NULL;
-    if (!ctx)
-        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_depth_to_points_enqueue: ctx is NULL");
-    if ((num_events_in_wait_list > 0) != (event_wait_list != NULL))
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_depth_to_points_enqueue: wait list and its count disagree");
-    cloud_plan plan;
-    clc_status st = plan_cloud(ctx, depth, color, intrinsics, options, &plan);
-    if (st != CLC_SUCCESS)
-        return st;
-    const size_t bpp = clc_pixel_size(depth->format);
-    const int dense = plan.p.layout == CLC_CLOUD_DENSE;
-    if (depth_offset % bpp != 0)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_depth_to_points_enqueue: depth offset %zu is not a multiple of %zu",
-                         depth_offset, bpp);
-    if (plan.has_color != (color_buffer != NULL) || plan.has_color != (colors != NULL))
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_depth_to_points_enqueue: a colour image needs its description, "
-                         "its buffer and a colour output, and no colour needs none of them");
-    if (dense && !count)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_depth_to_points_enqueue: a dense cloud needs a count buffer");
-    st = clc__check_buffer(ctx, depth_buffer, depth_offset, plan.depth_bytes, "depth buffer");
-    if (st == CLC_SUCCESS && plan.has_color)
-        st = clc__check_buffer(ctx, color_buffer, color_offset, plan.color_bytes, "colour buffer");
-    if (st == CLC_SUCCESS)
-        st = clc__check_buffer(ctx, points, 0, (size_t)plan.n * 12, "points buffer");
-    if (st == CLC_SUCCESS && plan.has_color)
-        st = clc__check_buffer(ctx, colors, 0, (size_t)plan.n * 3, "colours buffer");
-    if (st == CLC_SUCCESS && count)
-        st = clc__check_buffer(ctx, count, 0, sizeof(cl_uint), "count buffer");
-    if (st != CLC_SUCCESS)
-        return st;
-
-    const char *opts = build_options(depth->format);
-    const frame_args frame =
-        frame_from(&plan, depth_buffer, depth_offset, color_buffer, color_offset);
-    int items = 0;
-    cloud_shape shape;
-    st = choose_shape(ctx, &items);
-    if (st == CLC_SUCCESS)
-        st = plan_shape(ctx, ctx->queue, &plan, opts, items, &shape);
-    if (st != CLC_SUCCESS)
-        return st;
-    return enqueue_all(ctx, opts, &frame, &shape, dense, points, colors, count,
-                       num_events_in_wait_list, event_wait_list, event);
+    return clc_depth_to_points_many_enqueue(ctx, 1, depth, depth_buffer, depth_offset, 0, color,
+                                            color_buffer, color_offset, 0, intrinsics, options,
+                                            points, colors, count, num_events_in_wait_list,
+                                            event_wait_list, event);
 }
 
 /* Host memory in and out of the conversion: in place on host-unified devices, copies elsewhere.
@@ -537,6 +578,22 @@ static void host_io_release(host_io *io)
     clc__release_mem(&io->color);
     clc__release_mem(&io->points);
     clc__release_mem(&io->colors);
+}
+
+/* Sum of the tile counts of a frame, read back: the size of a dense cloud before it is written. */
+static clc_status counted_total(clc_context *ctx, const cloud_shape *shape,
+                                const dense_scratch *scratch, size_t *total)
+{
+    cl_uint *counts = malloc(shape->groups * sizeof *counts);
+    if (!counts)
+        return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_depth_to_points");
+    const cl_int err = clEnqueueReadBuffer(ctx->queue, scratch->counts, CL_TRUE, 0,
+                                           shape->groups * sizeof *counts, counts, 0, NULL, NULL);
+    *total = 0;
+    for (cl_uint g = 0; err == CL_SUCCESS && g < shape->groups; ++g)
+        *total += counts[g];
+    free(counts);
+    return err == CL_SUCCESS ? CLC_SUCCESS : clc__cl_fail(ctx, err, "clEnqueueReadBuffer(counts)");
 }
 
 clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
@@ -582,7 +639,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     int items = 0;
     st = choose_shape(ctx, &items);
     if (st == CLC_SUCCESS)
-        st = plan_shape(ctx, ctx->queue, &plan, opts, items, &shape);
+        st = plan_shape(ctx, ctx->queue, &plan, opts, items, 1, &shape);
     if (st != CLC_SUCCESS)
         return st;
 
@@ -593,22 +650,17 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
         host_io_release(&io);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
     }
-    const frame_args frame = frame_from(&plan, io.depth, 0, io.color, 0);
+    const frame_args frame = frame_from(&plan, io.depth, 0, 0, io.color, 0, 0);
 
     /* How many points will be written, and may they be? A dense cloud whose worst case does
      * not fit the caller's arrays is counted first, so that nothing is written on overflow. */
     size_t total = plan.n;
     if (dense) {
-        st = scratch_create(ctx, shape.groups, NULL, &scratch);
+        st = scratch_create(ctx, &shape, NULL, &scratch);
         if (st == CLC_SUCCESS)
             st = enqueue_count(ctx, opts, &frame, &shape, &scratch, 0, NULL);
         if (st == CLC_SUCCESS && capacity < plan.n) {
-            cl_uint n = 0;
-            err = clEnqueueReadBuffer(ctx->queue, scratch.total, CL_TRUE, 0, sizeof n, &n, 0, NULL,
-                                      NULL);
-            if (err != CL_SUCCESS)
-                st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud count)");
-            total = n;
+            st = counted_total(ctx, &shape, &scratch, &total);
             if (st == CLC_SUCCESS && total > capacity)
                 st = clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
                                "clc_depth_to_points: %zu valid points; capacity is %zu", total,
@@ -629,8 +681,8 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     }
     if (st == CLC_SUCCESS && dense && capacity >= plan.n) {
         cl_uint n = 0;
-        err =
-            clEnqueueReadBuffer(ctx->queue, scratch.total, CL_TRUE, 0, sizeof n, &n, 0, NULL, NULL);
+        err = clEnqueueReadBuffer(ctx->queue, scratch.totals, CL_TRUE, 0, sizeof n, &n, 0, NULL,
+                                  NULL);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud count)");
         total = n;
@@ -651,5 +703,91 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     host_io_release(&io);
     if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
         *count = 0;
+    return st;
+}
+
+clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_image_desc *depth,
+                                    const void *depth_data, size_t depth_frame_bytes,
+                                    const clc_image_desc *color, const void *color_data,
+                                    size_t color_frame_bytes, const clc_intrinsics *intrinsics,
+                                    const clc_cloud_options *options, float *points,
+                                    unsigned char *colors, size_t *counts)
+{
+    static const char fn[] = "clc_depth_to_points_many";
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+    if (!depth_data || !points || !counts || (color != NULL) != (color_data != NULL) ||
+        (color != NULL) != (colors != NULL))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: depth data, points and counts must not be NULL, and a colour image "
+                         "needs its description, its data and a colours array",
+                         fn);
+    cloud_plan plan;
+    clc_status st = plan_cloud(ctx, depth, color, intrinsics, options, &plan);
+    if (st != CLC_SUCCESS)
+        return st;
+    if (frames == 0 || frames > UINT32_MAX)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: %zu frames; from 1 to 2^32 - 1 are converted", fn, frames);
+    const size_t depth_step = frame_step(depth_frame_bytes, plan.depth_bytes);
+    const size_t color_step = plan.has_color ? frame_step(color_frame_bytes, plan.color_bytes) : 0;
+    const size_t last = frames - 1;
+    if (last > (SIZE_MAX - plan.depth_bytes) / depth_step ||
+        (plan.has_color && last > (SIZE_MAX - plan.color_bytes) / color_step) ||
+        frames > SIZE_MAX / 12 / plan.n)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "%s: %zu frames overflow size_t", fn,
+                         frames);
+    const size_t bpp = clc_pixel_size(depth->format);
+    if ((uintptr_t)depth_data % bpp != 0 || depth_step % bpp != 0 ||
+        (uintptr_t)points % sizeof(float) != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "%s: depth or points memory is misaligned for its type", fn);
+    const size_t depth_bytes = last * depth_step + plan.depth_bytes;
+    const size_t color_bytes = plan.has_color ? last * color_step + plan.color_bytes : 0;
+    const size_t out = frames * plan.n;
+    host_io io = {NULL, NULL, NULL, NULL};
+    cl_mem totals = NULL;
+    cl_int err = CL_SUCCESS;
+    io.depth = clc__host_input(ctx, depth_data, depth_bytes, &err);
+    if (err == CL_SUCCESS && plan.has_color)
+        io.color = clc__host_input(ctx, color_data, color_bytes, &err);
+    if (err == CL_SUCCESS)
+        io.points = clc__host_output(ctx, points, out * 12, &err);
+    if (err == CL_SUCCESS && plan.has_color)
+        io.colors = clc__host_output(ctx, colors, out * 3, &err);
+    if (err == CL_SUCCESS)
+        totals = clc__scratch(ctx, CL_MEM_READ_WRITE, frames * sizeof(cl_uint), &err);
+    if (err != CL_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clCreateBuffer(cloud frames)");
+    if (st == CLC_SUCCESS)
+        st = clc_depth_to_points_many_enqueue(ctx, frames, depth, io.depth, 0, depth_step, color,
+                                              io.color, 0, color_step, intrinsics, options,
+                                              io.points, io.colors, totals, 0, NULL, NULL);
+    cl_uint *n =
+        st == CLC_SUCCESS && plan.p.layout == CLC_CLOUD_DENSE ? malloc(frames * sizeof *n) : NULL;
+    if (st == CLC_SUCCESS && plan.p.layout == CLC_CLOUD_DENSE && !n)
+        st = clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "%s", fn);
+    if (st == CLC_SUCCESS && n) {
+        err = clEnqueueReadBuffer(ctx->queue, totals, CL_TRUE, 0, frames * sizeof *n, n, 0, NULL,
+                                  NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud counts)");
+    }
+    /* Every frame's slots are read back (the points of each start at f * grid). */
+    if (st == CLC_SUCCESS) {
+        err = clc__host_sync(ctx, io.points, points, out * 12);
+        if (err == CL_SUCCESS && plan.has_color)
+            err = clc__host_sync(ctx, io.colors, colors, out * 3);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "reading the clouds back");
+    }
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    for (size_t f = 0; f < frames; ++f)
+        counts[f] = st != CLC_SUCCESS ? 0 : n ? n[f] : plan.n;
+    free(n);
+    clc__release_mem(&totals);
+    host_io_release(&io);
     return st;
 }
