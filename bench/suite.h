@@ -15,6 +15,7 @@ typedef struct bench_row {
     char size[32];      /* "3840x2160", "64Mi" */
     double bytes;       /* bytes a call reads plus writes, as each kernel documents */
     double items;       /* pixels or elements of a call */
+    double frames;      /* frames of a call (1 but for the many-frames rows) */
     double device_s;    /* on device buffers, from event timestamps */
     double h2h_s;       /* the host-pointer call, transfers included */
     double serial_s;    /* serial C reference */
@@ -50,9 +51,10 @@ cl_mem bench_buffer(clc_context *ctx, const void *data, size_t bytes, bench_row 
 int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
                clc_pixel_format format, bench_row *row);
 
-/* DEPTH_U16 w x h (85% valid) to points. Bytes: 2 read a pixel plus 12 written a point. */
+/* `frames` DEPTH_U16 frames of w x h (85% valid) to points, in one call (the many form when
+ * frames > 1). Bytes: 2 read a pixel plus 12 written a point. */
 int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h,
-                clc_cloud_layout layout, bench_row *row);
+                clc_cloud_layout layout, size_t frames, bench_row *row);
 
 /* Reduction of n random elements. Bytes: the input. */
 int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op, clc_dtype type,

@@ -13,27 +13,30 @@ typedef struct cloud_job {
     const clc_image_desc *desc;
     const clc_intrinsics *k;
     const clc_cloud_options *options;
+    size_t frames;
     cl_mem depth, points, count;
 } cloud_job;
 
 static clc_status enqueue_cloud(clc_context *ctx, void *arg, cl_event *done)
 {
     const cloud_job *j = arg;
-    return clc_depth_to_points_enqueue(ctx, j->desc, j->depth, 0, NULL, NULL, 0, j->k, j->options,
-                                       j->points, NULL, j->count, 0, NULL, done);
+    return clc_depth_to_points_many_enqueue(ctx, j->frames, j->desc, j->depth, 0, 0, NULL, NULL, 0,
+                                            0, j->k, j->options, j->points, NULL, j->count, 0, NULL,
+                                            done);
 }
 
-/* Device-time median of the enqueue form (all passes); -1 after filling row->status. */
+/* Device-time median of the enqueue form (all passes, all frames); -1 after filling
+ * row->status. */
 static double device_seconds(clc_context *ctx, const bench_config *config,
-                             const clc_image_desc *desc, const uint16_t *depth,
+                             const clc_image_desc *desc, size_t frames, const uint16_t *depth,
                              const clc_intrinsics *k, const clc_cloud_options *options,
                              bench_row *row)
 {
-    const size_t px = desc->width * desc->height;
-    cloud_job j = {desc, k, options, NULL, NULL, NULL};
+    const size_t px = desc->width * desc->height * frames;
+    cloud_job j = {desc, k, options, frames, NULL, NULL, NULL};
     j.depth = bench_buffer(ctx, depth, px * 2, row);
     j.points = j.depth ? bench_buffer(ctx, NULL, px * 12, row) : NULL;
-    j.count = j.points ? bench_buffer(ctx, NULL, 4, row) : NULL;
+    j.count = j.points ? bench_buffer(ctx, NULL, 4 * frames, row) : NULL;
     const double s = j.count ? bench_device_seconds(ctx, config, 1, enqueue_cloud, &j, row) : -1.0;
     cl_mem all[] = {j.count, j.points, j.depth};
     for (int i = 0; i < 3; ++i)
@@ -43,16 +46,20 @@ static double device_seconds(clc_context *ctx, const bench_config *config,
 }
 
 int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h,
-                clc_cloud_layout layout, bench_row *row)
+                clc_cloud_layout layout, size_t frames, bench_row *row)
 {
     const int repeats = config->repeats;
-    const size_t px = w * h;
+    const size_t frame_px = w * h, px = frame_px * frames;
     memset(row, 0, sizeof *row);
     row->kernel = "cloud";
-    snprintf(row->variant, sizeof row->variant, "%s u16",
-             layout == CLC_CLOUD_DENSE ? "dense" : "organized");
-    snprintf(row->size, sizeof row->size, "%zux%zu", w, h);
+    snprintf(row->variant, sizeof row->variant, "%s u16%s",
+             layout == CLC_CLOUD_DENSE ? "dense" : "organized", frames > 1 ? " many" : "");
+    if (frames > 1)
+        snprintf(row->size, sizeof row->size, "%zu x %zux%zu", frames, w, h);
+    else
+        snprintf(row->size, sizeof row->size, "%zux%zu", w, h);
     row->items = (double)px;
+    row->frames = (double)frames;
     if (px * 12 > clc_context_device(ctx)->max_alloc_bytes) {
         snprintf(row->status, sizeof row->status,
                  "skipped: %zu MiB of points exceed the device's largest buffer", px * 12 >> 20);
@@ -76,47 +83,64 @@ int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h
     uint32_t seed = 7;
     for (size_t i = 0; i < px; ++i) {
         seed = seed * 1664525u + 1013904223u;
-        const size_t u = i % w, v = i / w;
-        depth[i] = (seed >> 24) < 38 ? 0 : (uint16_t)(800 + (u * 7 + v * 3) % 4000);
+        const size_t u = i % w, v = i / w % h;
+        depth[i] = (seed >> 24) < 38 ? 0 : (uint16_t)(800 + (u * 7 + v * 3 + i / frame_px) % 4000);
     }
-    size_t n = 0;
-    for (int r = 0; r < repeats; ++r) {
+    /* The reference, frame by frame, into the same layout as the many form's (frame f's points
+     * from f * w * h). */
+    size_t *n = malloc(frames * sizeof *n), *count = malloc(frames * sizeof *count), total = 0;
+    for (int r = 0; r < repeats && n; ++r) {
         const double t0 = bench_now();
-        n = clc__ref_depth_to_points(&desc, depth, NULL, NULL, &p, ref, NULL);
+        for (size_t f = 0; f < frames; ++f)
+            n[f] = clc__ref_depth_to_points(&desc, depth + f * frame_px, NULL, NULL, &p,
+                                            ref + 3 * f * frame_px, NULL);
         t[r] = bench_now() - t0;
     }
     row->serial_s = bench_median(t, (size_t)repeats);
-    row->bytes = 2.0 * (double)px + 12.0 * (double)n;
+    for (size_t f = 0; n && f < frames; ++f)
+        total += n[f];
+    row->bytes = 2.0 * (double)px + 12.0 * (double)total;
 
-    size_t count = 0;
-    clc_status st =
-        clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px, &count);
-    for (int r = 0; r < repeats && st == CLC_SUCCESS; ++r) {
+    clc_status st = n && count ? CLC_SUCCESS : CLC_ERROR_OUT_OF_HOST_MEMORY;
+    for (int r = -1; r < repeats && st == CLC_SUCCESS; ++r) { /* run -1 warms up */
         const double t0 = bench_now();
-        st =
-            clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px, &count);
-        t[r] = bench_now() - t0;
+        if (frames == 1)
+            st = clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, &options, out, NULL, px,
+                                     count);
+        else
+            st = clc_depth_to_points_many(ctx, frames, &desc, depth, 0, NULL, NULL, 0, &k, &options,
+                                          out, NULL, count);
+        if (r >= 0)
+            t[r] = bench_now() - t0;
     }
     row->h2h_s = bench_median(t, (size_t)repeats);
     int rc = 1;
+    size_t wrong = frames;
+    for (size_t f = 0; st == CLC_SUCCESS && f < frames && wrong == frames; ++f)
+        if (count[f] != n[f])
+            wrong = f;
     if (st != CLC_SUCCESS) {
         snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
-    } else if (count != n) {
-        snprintf(row->status, sizeof row->status, "failed: %zu points, the reference %zu", count,
-                 n);
+    } else if (wrong < frames) {
+        snprintf(row->status, sizeof row->status,
+                 "failed: frame %zu has %zu points, the "
+                 "reference %zu",
+                 wrong, count[wrong], n[wrong]);
     } else {
-        size_t bad = 3 * n;
-        for (size_t i = 0; i < 3 * n && bad == 3 * n; ++i)
-            if (!(isnan(out[i]) && isnan(ref[i])) && fabsf(out[i] - ref[i]) > 1e-5f * fabsf(ref[i]))
-                bad = i;
-        if (bad < 3 * n) {
+        size_t bad = SIZE_MAX;
+        for (size_t f = 0; f < frames && bad == SIZE_MAX; ++f)
+            for (size_t i = 3 * f * frame_px; i < 3 * (f * frame_px + n[f]) && bad == SIZE_MAX; ++i)
+                if (!(isnan(out[i]) && isnan(ref[i])) &&
+                    fabsf(out[i] - ref[i]) > 1e-5f * fabsf(ref[i]))
+                    bad = i;
+        if (bad != SIZE_MAX) {
             snprintf(row->status, sizeof row->status, "failed: value %zu is %g, reference %g", bad,
                      (double)out[bad], (double)ref[bad]);
         } else {
-            row->device_s = device_seconds(ctx, config, &desc, depth, &k, &options, row);
+            row->device_s = device_seconds(ctx, config, &desc, frames, depth, &k, &options, row);
             rc = row->device_s <= 0;
         }
     }
-    free(depth), free(ref), free(out), free(t);
+    free(depth), free(ref), free(out), free(t), free(n), free(count);
     return rc;
 }

@@ -90,7 +90,7 @@ static size_t run_cases(clc_context *ctx, const bench_config *config, const int 
     const size_t(*images)[2] = quick ? quick_sizes : gray_full;
     const size_t nimages = quick ? 2 : 4;
     const size_t nreductions = sizeof reductions / sizeof reductions[0];
-    if (2 * (nimages + 1) + nreductions * 4 > capacity) {
+    if (2 * (nimages + 1) + 2 + nreductions * 4 > capacity) {
         cli_error("more cases than rows (%zu)", capacity);
         *failed = 1;
         return 0;
@@ -106,9 +106,13 @@ static size_t run_cases(clc_context *ctx, const bench_config *config, const int 
     if (want[1]) {
         const size_t(*clouds)[2] = quick ? quick_sizes : cloud_full;
         for (size_t i = 0; i < nimages; ++i)
-            *failed |=
-                bench_cloud(ctx, config, clouds[i][0], clouds[i][1], CLC_CLOUD_DENSE, &rows[n++]);
-        *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_ORGANIZED, &rows[n++]);
+            *failed |= bench_cloud(ctx, config, clouds[i][0], clouds[i][1], CLC_CLOUD_DENSE, 1,
+                                   &rows[n++]);
+        *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_ORGANIZED, 1, &rows[n++]);
+        /* A stream of sensor frames in one call: what a single small frame cannot show. */
+        *failed |= bench_cloud(ctx, config, 640, 480, CLC_CLOUD_DENSE, quick ? 8 : 64, &rows[n++]);
+        if (!quick)
+            *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_DENSE, 16, &rows[n++]);
     }
     if (want[2]) {
         const size_t *sizes = quick ? reduce_quick : reduce_full;
@@ -138,8 +142,8 @@ static void print_markdown(const report *r)
     }
     printf("median of %d runs after a warm-up\n\n", r->repeats);
     printf("| kernel | variant | size | device ms | device GB/s | of copy | host-to-host ms | "
-           "h2h GB/s | serial C ms | device vs C | h2h vs C |\n");
-    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+           "h2h GB/s | serial C ms | device vs C | h2h vs C | frames/s (device) |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < r->nrows; ++i) {
         const bench_row *w = &r->rows[i];
         if (w->status[0]) {
@@ -147,10 +151,14 @@ static void print_markdown(const report *r)
             continue;
         }
         const double dev = w->bytes / w->device_s * 1e-9;
-        printf("| %s | %s | %s | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.3f | %.1fx | %.2fx |\n",
+        printf("| %s | %s | %s | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.3f | %.1fx | %.2fx |",
                w->kernel, w->variant, w->size, w->device_s * 1e3, dev, 100.0 * dev / r->copy_gbps,
                w->h2h_s * 1e3, w->bytes / w->h2h_s * 1e-9, w->serial_s * 1e3,
                w->serial_s / w->device_s, w->serial_s / w->h2h_s);
+        if (strcmp(w->kernel, "cloud") == 0)
+            printf(" %.0f |\n", (w->frames > 0 ? w->frames : 1) / w->device_s);
+        else
+            printf(" |\n");
     }
 }
 
@@ -200,6 +208,7 @@ static void print_json(const report *r)
                w->kernel, w->variant, w->size);
         json_number("bytes", w->bytes, 0);
         json_number("items", w->items, 0);
+        json_number("frames", w->frames > 0 ? w->frames : 1, 0);
         json_number("device_ms", ok ? w->device_s * 1e3 : 0, 0);
         json_number("device_gbps", ok ? w->bytes / w->device_s * 1e-9 : 0, 0);
         json_number("of_copy", ok ? w->bytes / w->device_s * 1e-9 / r->copy_gbps : 0, 0);
