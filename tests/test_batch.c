@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/ref/ref.h"
+#include "internal.h"
 
 enum { ITEMS = 40 };
 
@@ -271,6 +272,51 @@ static void cancellation_stops_after_the_items_in_progress(void **state)
     items_free(&it);
 }
 
+/* Pinned memory on a batch's device: every worker of the device reads it without staging, the
+ * results those of ordinary memory; the batch frees what is left. */
+typedef struct pinned_job {
+    const float *data; /* pinned: ITEMS rows of 1000 */
+    clc_reduce_result results[ITEMS];
+} pinned_job;
+
+static clc_status sum_row(clc_context *ctx, size_t item, void *user)
+{
+    pinned_job *j = user;
+    if (!clc__host_pinned(ctx, j->data + 1000 * item, 1000 * sizeof(float)))
+        return CLC_ERROR_INVALID_ARGUMENT; /* a worker that does not see the allocation */
+    return clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, j->data + 1000 * item, 1000,
+                      &j->results[item]);
+}
+
+static void pinned_memory_serves_every_worker(void **state)
+{
+    (void)state;
+    clc_batch *b = batch_of(1, 3);
+    clc_context *device0 = clc_batch_context(b, 0);
+    assert_non_null(device0);
+    assert_null(clc_batch_context(b, 1));
+    float *data = NULL;
+    assert_int_equal(clc_host_alloc(device0, ITEMS * 1000 * sizeof *data, (void **)&data),
+                     CLC_SUCCESS);
+    for (size_t i = 0; i < ITEMS * 1000; ++i)
+        data[i] = (float)(i % 977) * 0.5f;
+    pinned_job *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    j->data = data;
+    assert_int_equal(clc_batch_run(b, ITEMS, sum_row, j, NULL, NULL, NULL), CLC_SUCCESS);
+    clc_context *ctx = fixture_context(NULL);
+    for (size_t i = 0; i < ITEMS; ++i) {
+        clc_reduce_result want;
+        assert_int_equal(
+            clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data + 1000 * i, 1000, &want),
+            CLC_SUCCESS);
+        assert_memory_equal(&j->results[i].f, &want.f, sizeof want.f);
+    }
+    clc_context_destroy(ctx);
+    free(j);
+    clc_batch_destroy(b); /* frees `data` with the device's contexts */
+}
+
 static void misuse_is_refused(void **state)
 {
     (void)state;
@@ -299,6 +345,7 @@ int main(void)
         cmocka_unit_test(every_device_of_the_machine),
         cmocka_unit_test(a_bad_item_fails_alone),
         cmocka_unit_test(cancellation_stops_after_the_items_in_progress),
+        cmocka_unit_test(pinned_memory_serves_every_worker),
         cmocka_unit_test(misuse_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

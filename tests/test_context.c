@@ -252,6 +252,49 @@ static void eight_threads_share_one_context(void **state)
     clc_context_destroy(ctx);
 }
 
+/* Pinned host memory: every host-pointer call takes it (any part of an allocation), with the
+ * results of ordinary memory; freeing checks the pointer; the context frees what is left. */
+static void pinned_memory_serves_every_host_call(void **state)
+{
+    (void)state;
+    clc_context *ctx = fixture_context(NULL);
+    enum { W = 61, H = 33, N = 100003 };
+    unsigned char *rgb = NULL, *gray = NULL;
+    float *data = NULL;
+    assert_int_equal(clc_host_alloc(ctx, W * H * 3 + 5, (void **)&rgb), CLC_SUCCESS);
+    assert_int_equal(clc_host_alloc(ctx, W * H, (void **)&gray), CLC_SUCCESS);
+    assert_int_equal(clc_host_alloc(ctx, (N + 1) * sizeof *data, (void **)&data), CLC_SUCCESS);
+    unsigned char *plain_rgb = malloc(W * H * 3), *plain_gray = malloc(W * H);
+    assert_true(plain_rgb && plain_gray);
+    for (size_t i = 0; i < W * H * 3; ++i)
+        rgb[5 + i] = plain_rgb[i] = (unsigned char)(i * 31 + 7);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    assert_int_equal(clc_gray(ctx, &src, rgb + 5, &dst, gray, NULL), CLC_SUCCESS);
+    assert_int_equal(clc_gray(ctx, &src, plain_rgb, &dst, plain_gray, NULL), CLC_SUCCESS);
+    assert_memory_equal(gray, plain_gray, W * H);
+    for (size_t i = 0; i <= N; ++i)
+        data[i] = (float)(i % 1000) - 499.5f;
+    clc_reduce_result pinned, plain;
+    float *copy = malloc(N * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, data + 1, N * sizeof *copy);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data + 1, N, &pinned),
+                     CLC_SUCCESS);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, copy, N, &plain), CLC_SUCCESS);
+    assert_memory_equal(&pinned.f, &plain.f, sizeof plain.f);
+    /* Refused: a size of 0, a pointer that is not an allocation (nor one of its insides). */
+    void *none = (void *)1;
+    assert_int_equal(clc_host_alloc(ctx, 0, &none), CLC_ERROR_INVALID_ARGUMENT);
+    assert_null(none);
+    assert_int_equal(clc_host_free(ctx, plain_rgb), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_host_free(ctx, rgb + 5), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_host_free(ctx, NULL), CLC_SUCCESS);
+    assert_int_equal(clc_host_free(ctx, rgb), CLC_SUCCESS);
+    assert_int_equal(clc_host_free(ctx, rgb), CLC_ERROR_INVALID_ARGUMENT); /* twice */
+    free(plain_rgb), free(plain_gray), free(copy);
+    clc_context_destroy(ctx); /* gray and data are freed with it (valgrind and ASan check) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +305,7 @@ int main(void)
         cmocka_unit_test(wrap_without_queue_makes_its_own),
         cmocka_unit_test(wrap_refuses_mismatched_objects),
         cmocka_unit_test(eight_threads_share_one_context),
+        cmocka_unit_test(pinned_memory_serves_every_host_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

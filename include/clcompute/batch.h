@@ -63,6 +63,10 @@ CLC_API clc_status clc_batch_run(clc_batch *batch, size_t count, clc_batch_job j
  * The next clc_batch_run starts afresh. */
 CLC_API void clc_batch_cancel(clc_batch *batch);
 
+/* The context of device `device`'s first worker, for clc_host_alloc: memory allocated there is
+ * recognised by every worker of that device. Valid until clc_batch_destroy; do not destroy it. */
+CLC_API clc_context *clc_batch_context(const clc_batch *batch, size_t device);
+
 /* Items device `device` completed (successfully or not) in the last run. */
 CLC_API size_t clc_batch_items_done(const clc_batch *batch, size_t device);
 

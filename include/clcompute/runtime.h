@@ -222,6 +222,23 @@ typedef struct clc_cache_stats {
 /* Copies the context's cache counters into *stats. */
 CLC_API clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats);
 
+/*
+ * Host memory the context's device reads and writes at the bus's full speed: pinned (page-locked)
+ * memory the driver moves by DMA, where ordinary memory goes through a bounce buffer at the speed
+ * of a host memcpy (on the H200 host 53-55 GB/s against 9-16). Give the host-pointer calls
+ * (clc_gray, clc_depth_to_points, clc_depth_to_points_many, clc_reduce) arrays from here and
+ * their transfers copy nothing through the CPU; any part of an allocation may be passed. On
+ * devices that share host memory (CPUs) it is used in place like any other memory. Pinned memory
+ * is a scarce system resource: allocate buffers to reuse, not one per call. Memory allocated on
+ * a batch's device context (clc_batch_context) is recognised by every worker of that device.
+ * Freed by clc_host_free, or with the context. CLC_ERROR_INVALID_ARGUMENT for a zero size.
+ */
+CLC_API clc_status clc_host_alloc(clc_context *ctx, size_t bytes, void **ptr);
+
+/* Frees memory from clc_host_alloc on the same context (or device of a batch). NULL is allowed;
+ * another pointer is CLC_ERROR_INVALID_ARGUMENT. */
+CLC_API clc_status clc_host_free(clc_context *ctx, void *ptr);
+
 /* ---------------------------------------------------------------------------------------------
  * Errors. The library never prints and never aborts: every failure returns a status and leaves a
  * detailed message (the failing OpenCL call and its code name, the selector, the build log).

@@ -219,6 +219,13 @@ const clc_device_info *clc_batch_device(const clc_batch *b, size_t device)
     return clc_context_device(b->workers[b->first_worker[device]].ctx);
 }
 
+clc_context *clc_batch_context(const clc_batch *b, size_t device)
+{
+    if (!b || device >= b->device_count)
+        return NULL;
+    return b->workers[b->first_worker[device]].ctx;
+}
+
 size_t clc_batch_items_done(const clc_batch *b, size_t device)
 {
     return b && device < b->device_count ? b->done[device] : 0;

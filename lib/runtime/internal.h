@@ -31,6 +31,7 @@ typedef struct clc_program_entry {
 } clc_program_entry;
 
 typedef struct clc_staging clc_staging;
+typedef struct clc_pinned clc_pinned;
 typedef struct clc_tune_family clc_tune_family;
 
 struct clc_context {
@@ -44,6 +45,10 @@ struct clc_context {
     clc_mutex lock; /* guards last_error and stats */
     char *last_error;
     clc_cache_stats stats;
+
+    clc_mutex pinned_lock; /* guards pinned */
+    clc_pinned *pinned;    /* clc_host_alloc's allocations (of the device's first batch worker
+                              for the other workers: see pinned.c) */
 
     clc_mutex staging_lock; /* guards staging */
     clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
@@ -227,9 +232,17 @@ enum {
 
 /* Whether host memory is used in place (unified-memory devices) rather than copied. */
 int clc__host_in_place(const clc_context *ctx);
-/* Whether a transfer of `bytes` (to the device, or back with `read`) goes through the context's
- * pinned staging buffers, as ctx->staging_mode says, on devices with their own memory. */
-int clc__staging_wanted(const clc_context *ctx, size_t bytes, int read);
+/* Whether a transfer of `bytes` from or to `data` (to the device, or back with `read`) goes
+ * through the context's pinned staging buffers, as ctx->staging_mode says, on devices with their
+ * own memory: never for memory from clc_host_alloc, which the device reaches directly. */
+int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read);
+
+/* ---- pinned host memory (pinned.c) ---- */
+
+/* Whether [data, data + bytes) lies in one clc_host_alloc allocation of the context's device. */
+int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
+/* Frees what clc_host_alloc gave and the caller did not free (context destruction). */
+void clc__pinned_release_all(clc_context *ctx);
 /* dst[0..bytes) = src, pipelined through the staging buffers; returns when src may be reused. */
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes);
 /* dst = src[0..bytes) after the commands already on the queue, pipelined the other way: the

@@ -88,9 +88,9 @@ int clc__host_in_place(const clc_context *ctx)
     return ctx->info.unified_memory && ctx->staging_mode != CLC_STAGING_ALWAYS;
 }
 
-int clc__staging_wanted(const clc_context *ctx, size_t bytes, int read)
+int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read)
 {
-    if (clc__host_in_place(ctx))
+    if (clc__host_in_place(ctx) || clc__host_pinned(ctx, data, bytes))
         return 0;
     switch (ctx->staging_mode) {
     case CLC_STAGING_AUTO:
