@@ -295,6 +295,33 @@ static void pinned_memory_serves_every_host_call(void **state)
     clc_context_destroy(ctx); /* gray and data are freed with it (valgrind and ASan check) */
 }
 
+/* The staging copier: copies split over threads are memcpy, for odd sizes and thread counts,
+ * small copies included; one thread (NULL) is memcpy too. */
+static void copies_over_threads_are_exact(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {1, 1000, (1u << 20) - 1, 1u << 20, (5u << 20) + 13};
+    const unsigned threads[] = {1, 2, 3, 8};
+    unsigned char *src = malloc((5u << 20) + 64), *dst = malloc((5u << 20) + 64);
+    assert_true(src && dst);
+    for (size_t i = 0; i < (5u << 20) + 64; ++i)
+        src[i] = (unsigned char)(i * 2654435761u >> 13);
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; ++t) {
+        clc_copier *c = clc__copier_create(threads[t]);
+        assert_true((c == NULL) == (threads[t] < 2));
+        for (int round = 0; round < 3; ++round) /* the threads take job after job */
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+                memset(dst, 0xA5, sizes[k] + 64);
+                clc__copier_memcpy(c, dst + 3, src + 7, sizes[k]);
+                assert_memory_equal(dst + 3, src + 7, sizes[k]);
+                assert_int_equal(dst[2], 0xA5);
+                assert_int_equal(dst[3 + sizes[k]], 0xA5);
+            }
+        clc__copier_destroy(c);
+    }
+    free(src), free(dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +333,7 @@ int main(void)
         cmocka_unit_test(wrap_refuses_mismatched_objects),
         cmocka_unit_test(eight_threads_share_one_context),
         cmocka_unit_test(pinned_memory_serves_every_host_call),
+        cmocka_unit_test(copies_over_threads_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

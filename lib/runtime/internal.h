@@ -50,10 +50,11 @@ struct clc_context {
     clc_pinned *pinned;    /* clc_host_alloc's allocations (of the device's first batch worker
                               for the other workers: see pinned.c) */
 
-    clc_mutex staging_lock; /* guards staging */
-    clc_staging *staging;   /* pinned buffers for host transfers, made on first need */
-    int staging_mode;       /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
-    size_t staging_chunk;   /* bytes a staging buffer holds */
+    clc_mutex staging_lock;   /* guards staging */
+    clc_staging *staging;     /* pinned buffers for host transfers, made on first need */
+    int staging_mode;         /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
+    size_t staging_chunk;     /* bytes a staging buffer holds */
+    unsigned staging_threads; /* host threads copying each chunk (CLCOMPUTE_STAGING_THREADS) */
     int poison; /* CLCOMPUTE_POISON at creation: -1, or the byte scratch buffers start as */
 
     clc_mutex tune_lock; /* guards tuned; held while a family is being timed */
@@ -236,6 +237,16 @@ int clc__host_in_place(const clc_context *ctx);
  * through the context's pinned staging buffers, as ctx->staging_mode says, on devices with their
  * own memory: never for memory from clc_host_alloc, which the device reaches directly. */
 int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read);
+
+/* ---- host copies on several threads (copier.c) ---- */
+
+typedef struct clc_copier clc_copier;
+/* `threads` threads in all (the caller's and threads - 1 helpers); NULL for fewer than 2 or when
+ * out of memory (then copies are plain memcpy). */
+clc_copier *clc__copier_create(unsigned threads);
+void clc__copier_destroy(clc_copier *c);
+/* memcpy, split over the threads; c may be NULL. One copy at a time a copier. */
+void clc__copier_memcpy(clc_copier *c, void *dst, const void *src, size_t bytes);
 
 /* ---- pinned host memory (pinned.c) ---- */
 

@@ -22,7 +22,8 @@
 struct clc_staging {
     cl_mem buffer[2];
     void *host[2];
-    cl_event busy[2]; /* the last transfer using each buffer, NULL when idle */
+    cl_event busy[2];   /* the last transfer using each buffer, NULL when idle */
+    clc_copier *copier; /* the threads that fill and empty the buffers; NULL for one */
 };
 
 /* Waits until slot s may be overwritten. */
@@ -51,6 +52,7 @@ void clc__staging_release(clc_context *ctx)
     for (int i = 0; i < 2; ++i)
         if (s->buffer[i])
             clReleaseMemObject(s->buffer[i]);
+    clc__copier_destroy(s->copier);
     free(s);
     ctx->staging = NULL;
 }
@@ -79,6 +81,7 @@ static cl_int staging_get(clc_context *ctx, clc_staging **out)
         clc__staging_release(ctx);
         return err;
     }
+    s->copier = clc__copier_create(ctx->staging_threads);
     *out = s;
     return CL_SUCCESS;
 }
@@ -123,7 +126,7 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
         err = settle(s, slot);
         if (err != CL_SUCCESS)
             break;
-        memcpy(s->host[slot], (const unsigned char *)src + off, len);
+        clc__copier_memcpy(s->copier, s->host[slot], (const unsigned char *)src + off, len);
         err = clEnqueueWriteBuffer(ctx->queue, dst, CL_FALSE, off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
     }
@@ -157,7 +160,8 @@ cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes)
         if (err == CL_SUCCESS)
             err = settle(s, (int)(i % 2));
         if (err == CL_SUCCESS)
-            memcpy((unsigned char *)dst + i * CHUNK, s->host[i % 2], chunk_bytes(ctx, bytes, i));
+            clc__copier_memcpy(s->copier, (unsigned char *)dst + i * CHUNK, s->host[i % 2],
+                               chunk_bytes(ctx, bytes, i));
     }
     if (err != CL_SUCCESS && s) /* nothing may still be writing into the slots */
         for (int i = 0; i < 2; ++i)
