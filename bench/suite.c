@@ -176,3 +176,29 @@ int bench_first_call(const char *device, const char *kernel, double *cold_ms, do
     remove_tree(dir);
     return rc;
 }
+
+void *bench_pinned(clc_context *ctx, const void *data, size_t bytes)
+{
+    void *p = NULL;
+    if (clc_host_alloc(ctx, bytes, &p) != CLC_SUCCESS)
+        return NULL;
+    if (data)
+        memcpy(p, data, bytes);
+    else
+        memset(p, 0, bytes);
+    return p;
+}
+
+double bench_host_seconds(clc_context *ctx, const bench_config *config, bench_call call, void *arg)
+{
+    double *t = malloc((size_t)config->repeats * sizeof *t);
+    clc_status st = t ? call(ctx, arg) : CLC_ERROR_OUT_OF_HOST_MEMORY; /* warm-up */
+    for (int r = 0; r < config->repeats && st == CLC_SUCCESS; ++r) {
+        const double t0 = bench_now();
+        st = call(ctx, arg);
+        t[r] = bench_now() - t0;
+    }
+    const double s = st == CLC_SUCCESS ? bench_median(t, (size_t)config->repeats) : -1.0;
+    free(t);
+    return s;
+}

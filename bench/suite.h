@@ -10,16 +10,17 @@
 
 /* One line of results. Times are medians in seconds; 0 means "not measured". */
 typedef struct bench_row {
-    const char *kernel; /* "gray", "cloud", "reduce" */
-    char variant[32];   /* "RGB8", "dense", "sum f32" */
-    char size[32];      /* "3840x2160", "64Mi" */
-    double bytes;       /* bytes a call reads plus writes, as each kernel documents */
-    double items;       /* pixels or elements of a call */
-    double frames;      /* frames of a call (1 but for the many-frames rows) */
-    double device_s;    /* on device buffers, from event timestamps */
-    double h2h_s;       /* the host-pointer call, transfers included */
-    double serial_s;    /* serial C reference */
-    char status[200];   /* "" when measured and checked, else "skipped: ..." or "failed: ..." */
+    const char *kernel;  /* "gray", "cloud", "reduce" */
+    char variant[32];    /* "RGB8", "dense", "sum f32" */
+    char size[32];       /* "3840x2160", "64Mi" */
+    double bytes;        /* bytes a call reads plus writes, as each kernel documents */
+    double items;        /* pixels or elements of a call */
+    double frames;       /* frames of a call (1 but for the many-frames rows) */
+    double device_s;     /* on device buffers, from event timestamps */
+    double h2h_s;        /* the host-pointer call, transfers included */
+    double h2h_pinned_s; /* the same from and to clc_host_alloc memory (0: not measured) */
+    double serial_s;     /* serial C reference */
+    char status[200];    /* "" when measured and checked, else "skipped: ..." or "failed: ..." */
 } bench_row;
 
 typedef struct bench_config {
@@ -42,6 +43,14 @@ typedef clc_status (*bench_enqueue)(clc_context *ctx, void *arg, cl_event *done)
  * row->status. */
 double bench_device_seconds(clc_context *ctx, const bench_config *config, int multi_pass,
                             bench_enqueue enqueue, void *arg, bench_row *row);
+
+/* A copy of data (or zeros when data is NULL) in clc_host_alloc memory, NULL when there is none
+ * to have; freed with clc_host_free. */
+void *bench_pinned(clc_context *ctx, const void *data, size_t bytes);
+
+/* Median seconds of `call` over config->repeats runs after a warm-up; -1 when a run fails. */
+typedef clc_status (*bench_call)(clc_context *ctx, void *arg);
+double bench_host_seconds(clc_context *ctx, const bench_config *config, bench_call call, void *arg);
 
 /* A device buffer of `bytes`, holding a copy of data unless it is NULL; NULL after writing why
  * in row->status. */

@@ -19,6 +19,18 @@ static clc_status enqueue_gray(clc_context *ctx, void *arg, cl_event *done)
     return clc_gray_enqueue(ctx, j->src, j->in, 0, j->dst, j->out, 0, NULL, 0, NULL, done);
 }
 
+typedef struct gray_host {
+    const clc_image_desc *src, *dst;
+    const void *in;
+    void *out;
+} gray_host;
+
+static clc_status gray_call(clc_context *ctx, void *arg)
+{
+    const gray_host *g = arg;
+    return clc_gray(ctx, g->src, g->in, g->dst, g->out, NULL);
+}
+
 /* Kernel-only median on device buffers holding the input; -1 after filling why. */
 static double kernel_seconds(clc_context *ctx, const bench_config *config,
                              const clc_image_desc *src, const uint8_t *in,
@@ -93,6 +105,15 @@ int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
     } else {
         row->device_s = kernel_seconds(ctx, config, &src, in, &dst, row);
         rc = row->device_s <= 0;
+        /* The same call from and to pinned memory (clc_host_alloc), checked the same way. */
+        gray_host g = {&src, &dst, bench_pinned(ctx, in, px * bpp), bench_pinned(ctx, NULL, px)};
+        if (g.in && g.out) {
+            const double s = bench_host_seconds(ctx, config, gray_call, &g);
+            if (s > 0 && memcmp(g.out, ref, px) == 0)
+                row->h2h_pinned_s = s;
+        }
+        clc_host_free(ctx, (void *)g.in);
+        clc_host_free(ctx, g.out);
     }
     free(in), free(out), free(ref), free(t);
     return rc;

@@ -128,6 +128,20 @@ static clc_status enqueue_reduce(clc_context *ctx, void *arg, cl_event *done)
     return clc_reduce_enqueue(ctx, j->op, j->type, j->in, 0, j->n, j->out, 0, NULL, done);
 }
 
+typedef struct reduce_host {
+    clc_reduce_op op;
+    clc_dtype type;
+    const void *data;
+    size_t n;
+    clc_reduce_result result;
+} reduce_host;
+
+static clc_status reduce_call(clc_context *ctx, void *arg)
+{
+    reduce_host *h = arg;
+    return clc_reduce(ctx, h->op, h->type, h->data, h->n, &h->result);
+}
+
 /* Device-time median of both stages on a device buffer; -1 after filling row->status. */
 static double device_seconds(clc_context *ctx, const bench_config *config, clc_reduce_op op,
                              clc_dtype type, const void *data, size_t n, bench_row *row)
@@ -222,6 +236,14 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
     } else {
         row->device_s = device_seconds(ctx, config, op, type, data, n, row);
         rc = row->device_s <= 0;
+        /* The same call on pinned memory (clc_host_alloc): the same result, bit for bit. */
+        reduce_host h = {op, type, bench_pinned(ctx, data, bytes), n, {0, 0, 0, 0}};
+        if (h.data) {
+            const double s = bench_host_seconds(ctx, config, reduce_call, &h);
+            if (s > 0 && memcmp(&h.result, &got, sizeof got) == 0)
+                row->h2h_pinned_s = s;
+        }
+        clc_host_free(ctx, (void *)h.data);
     }
     free(data), free(t);
     return rc;

@@ -37,10 +37,17 @@ typedef struct first_call {
     char error[200];
 } first_call;
 
+/* The bus between host and device, both ways, from pinned (clc_host_alloc) and from pageable
+ * (malloc) memory, GB/s; all 0 for a device that shares host memory (no bus to cross). */
+typedef struct bus {
+    double pinned_up, pinned_down, pageable_up, pageable_down;
+} bus;
+
 typedef struct report {
     const clc_device_info *device;
     double copy_gbps;
     size_t copy_bytes;
+    bus pcie;
     int repeats;
     first_call first[3];
     size_t nfirst;
@@ -49,6 +56,48 @@ typedef struct report {
 } report;
 
 static const char *const kernel_names[] = {"gray", "cloud", "reduce"};
+
+/* Best of five blocking transfers of `bytes` between host memory `host` and a device buffer. */
+static double transfer_gbps(clc_context *ctx, cl_mem buffer, void *host, size_t bytes, int down)
+{
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    double best = 0;
+    for (int r = 0; r < 6; ++r) {
+        const double t0 = bench_now();
+        const cl_int err =
+            down ? clEnqueueReadBuffer(q, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL)
+                 : clEnqueueWriteBuffer(q, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        const double t = bench_now() - t0;
+        if (err != CL_SUCCESS)
+            return 0;
+        if (r > 0 && (best == 0 || bytes / t * 1e-9 > best)) /* run 0 warms up */
+            best = bytes / t * 1e-9;
+    }
+    return best;
+}
+
+static void measure_bus(clc_context *ctx, size_t bytes, bus *b)
+{
+    memset(b, 0, sizeof *b);
+    if (clc_context_device(ctx)->unified_memory)
+        return;
+    cl_int err = CL_SUCCESS;
+    cl_mem buffer =
+        clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *pinned = NULL, *pageable = malloc(bytes);
+    if (err == CL_SUCCESS && pageable && clc_host_alloc(ctx, bytes, &pinned) == CLC_SUCCESS) {
+        memset(pageable, 1, bytes); /* pages that exist */
+        memset(pinned, 1, bytes);
+        b->pinned_up = transfer_gbps(ctx, buffer, pinned, bytes, 0);
+        b->pinned_down = transfer_gbps(ctx, buffer, pinned, bytes, 1);
+        b->pageable_up = transfer_gbps(ctx, buffer, pageable, bytes, 0);
+        b->pageable_down = transfer_gbps(ctx, buffer, pageable, bytes, 1);
+    }
+    clc_host_free(ctx, pinned);
+    free(pageable);
+    if (err == CL_SUCCESS)
+        clReleaseMemObject(buffer);
+}
 
 /* Parses "gray,reduce" into flags; 0 on an unknown name. */
 static int parse_kernels(const char *text, int *want)
@@ -140,20 +189,40 @@ static void print_markdown(const report *r)
             printf("first %s call in a new context: %.1f ms with an empty cache, %.1f ms cached\n",
                    f->kernel, f->cold_ms, f->warm_ms);
     }
-    printf("median of %d runs after a warm-up\n\n", r->repeats);
+    const bus *p = &r->pcie;
+    if (p->pinned_up > 0)
+        printf("PCIe (%zu MiB, best of 5): pinned %.1f GB/s to the device, %.1f back; pageable "
+               "%.1f and %.1f (the driver's own path)\n",
+               r->copy_bytes >> 20, p->pinned_up, p->pinned_down, p->pageable_up, p->pageable_down);
+    else
+        printf("host memory: shared with the device (no bus to cross)\n");
+    printf("median of %d runs after a warm-up; h2h of bus: host-to-host GB/s against pinned "
+           "PCIe to the device\n\n",
+           r->repeats);
     printf("| kernel | variant | size | device ms | device GB/s | of copy | host-to-host ms | "
-           "h2h GB/s | serial C ms | device vs C | h2h vs C | frames/s (device) |\n");
-    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+           "h2h GB/s | h2h of bus | h2h pinned ms | pinned of bus | serial C ms | device vs C | "
+           "h2h vs C | frames/s (device) |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+           "--- |\n");
     for (size_t i = 0; i < r->nrows; ++i) {
         const bench_row *w = &r->rows[i];
         if (w->status[0]) {
             printf("| %s | %s | %s | %s |\n", w->kernel, w->variant, w->size, w->status);
             continue;
         }
-        const double dev = w->bytes / w->device_s * 1e-9;
-        printf("| %s | %s | %s | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.3f | %.1fx | %.2fx |",
+        const double dev = w->bytes / w->device_s * 1e-9, h2h = w->bytes / w->h2h_s * 1e-9;
+        char of_bus[16] = "", pinned[16] = "", pinned_of_bus[16] = "";
+        if (p->pinned_up > 0)
+            snprintf(of_bus, sizeof of_bus, "%.0f%%", 100.0 * h2h / p->pinned_up);
+        if (w->h2h_pinned_s > 0)
+            snprintf(pinned, sizeof pinned, "%.3f", w->h2h_pinned_s * 1e3);
+        if (w->h2h_pinned_s > 0 && p->pinned_up > 0)
+            snprintf(pinned_of_bus, sizeof pinned_of_bus, "%.0f%%",
+                     100.0 * w->bytes / w->h2h_pinned_s * 1e-9 / p->pinned_up);
+        printf("| %s | %s | %s | %.3f | %.1f | %.0f%% | %.3f | %.1f | %s | %s | %s | %.3f | %.1fx "
+               "| %.2fx |",
                w->kernel, w->variant, w->size, w->device_s * 1e3, dev, 100.0 * dev / r->copy_gbps,
-               w->h2h_s * 1e3, w->bytes / w->h2h_s * 1e-9, w->serial_s * 1e3,
+               w->h2h_s * 1e3, h2h, of_bus, pinned, pinned_of_bus, w->serial_s * 1e3,
                w->serial_s / w->device_s, w->serial_s / w->h2h_s);
         if (strcmp(w->kernel, "cloud") == 0)
             printf(" %.0f |\n", (w->frames > 0 ? w->frames : 1) / w->device_s);
@@ -188,6 +257,9 @@ static void print_json(const report *r)
     cli_json_string(stdout, d->driver_version);
     printf(", \"type\": \"%s\", \"compute_units\": %u, \"unified_memory\": %s},\n",
            clc_device_type_string(d->type), d->compute_units, d->unified_memory ? "true" : "false");
+    printf("  \"pcie_gbps\": {\"pinned_up\": %.6g, \"pinned_down\": %.6g, \"pageable_up\": %.6g, "
+           "\"pageable_down\": %.6g},\n",
+           r->pcie.pinned_up, r->pcie.pinned_down, r->pcie.pageable_up, r->pcie.pageable_down);
     printf("  \"copy_gbps\": %.6g,\n  \"copy_bytes\": %zu,\n  \"repeats\": %d,\n", r->copy_gbps,
            r->copy_bytes, r->repeats);
     printf("  \"first_call\": [");
@@ -214,6 +286,7 @@ static void print_json(const report *r)
         json_number("of_copy", ok ? w->bytes / w->device_s * 1e-9 / r->copy_gbps : 0, 0);
         json_number("h2h_ms", ok ? w->h2h_s * 1e3 : 0, 0);
         json_number("h2h_gbps", ok ? w->bytes / w->h2h_s * 1e-9 : 0, 0);
+        json_number("h2h_pinned_ms", ok ? w->h2h_pinned_s * 1e3 : 0, 0);
         json_number("serial_ms", w->serial_s * 1e3, 0);
         json_number("device_speedup", ok ? w->serial_s / w->device_s : 0, 0);
         json_number("h2h_speedup", ok ? w->serial_s / w->h2h_s : 0, 0);
@@ -278,6 +351,7 @@ int cmd_bench(int argc, char **argv)
         clc_context_destroy(ctx);
         return CLI_EXIT_FAILURE;
     }
+    measure_bus(ctx, r.copy_bytes, &r.pcie);
     int failed = 0;
     for (int k = 0; k < 3; ++k) {
         if (!want[k])
