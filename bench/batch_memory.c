@@ -83,7 +83,7 @@ static int make_work(work *w, int cloud, size_t frames)
     if (!w->out || !w->points)
         return -1;
     uint32_t seed = 2026;
-    const clc_cloud_params p = clc__cloud_params(1000.0, 4.0, &w->k, 1, 640, 480, CLC_CLOUD_DENSE);
+    const clc_ref_cloud p = clc__ref_cloud_params(1000.0, 4.0, &w->k, 1, 640, 480, CLC_CLOUD_DENSE);
     for (size_t d = 0; d < DISTINCT; ++d) {
         w->in[d] = malloc(in_bytes);
         w->ref[d] = malloc(w->out_bytes + 12); /* the reference may scratch one point more */

@@ -70,7 +70,7 @@ int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h
     clc_cloud_options options = {0};
     options.layout = layout;
     options.depth_trunc = 4.0;
-    const clc_cloud_params p = clc__cloud_params(1000.0, 4.0, &k, 1, w, h, layout);
+    const clc_ref_cloud p = clc__ref_cloud_params(1000.0, 4.0, &k, 1, w, h, layout);
     uint16_t *depth = malloc(px * 2);
     float *ref = malloc(px * 12), *out = malloc(px * 12);
     double *t = malloc((size_t)repeats * sizeof *t);

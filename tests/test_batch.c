@@ -111,8 +111,8 @@ static void items_check(const items *it)
                 fail_msg("item %zu (gray) differs", i);
             free(ref);
         } else {
-            const clc_cloud_params p =
-                clc__cloud_params(1000.0, 1000.0, &k, 1, d->width, d->height, CLC_CLOUD_DENSE);
+            const clc_ref_cloud p =
+                clc__ref_cloud_params(1000.0, 1000.0, &k, 1, d->width, d->height, CLC_CLOUD_DENSE);
             float *ref = malloc((px + 1) * 12);
             const size_t n = clc__ref_depth_to_points(d, it->in[i], NULL, NULL, &p, ref, NULL);
             if (n != it->points[i] || memcmp(ref, it->out[i], n * 12) != 0)

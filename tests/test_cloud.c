@@ -71,11 +71,11 @@ static void frame_free(frame *f)
 
 static const clc_intrinsics K = {525.0, 523.5, 319.5, 239.5};
 
-static clc_cloud_params params_of(const clc_image_desc *depth, const clc_cloud_options *o)
+static clc_ref_cloud params_of(const clc_image_desc *depth, const clc_cloud_options *o)
 {
-    return clc__cloud_params(o->depth_scale ? o->depth_scale : 1000.0,
-                             o->depth_trunc ? o->depth_trunc : 1000.0, &K,
-                             o->stride ? o->stride : 1, depth->width, depth->height, o->layout);
+    return clc__ref_cloud_params(o->depth_scale ? o->depth_scale : 1000.0,
+                                 o->depth_trunc ? o->depth_trunc : 1000.0, &K,
+                                 o->stride ? o->stride : 1, depth->width, depth->height, o->layout);
 }
 
 static int same_float(float a, float b)
@@ -101,7 +101,7 @@ static void assert_same_cloud(const float *got, const float *want, const unsigne
 /* Runs clc_depth_to_points and the reference on f; checks points, colours and guards. */
 static void check(clc_context *ctx, frame *f, const clc_cloud_options *o, int with_color)
 {
-    const clc_cloud_params p = params_of(&f->depth, o);
+    const clc_ref_cloud p = params_of(&f->depth, o);
     const size_t grid = p.sw * p.sh;
     float *want = malloc(grid * 12 + 1), *got = malloc(grid * 12 + 64);
     unsigned char *want_c = malloc(grid * 3 + 1), *got_c = malloc(grid * 3 + 64);
@@ -243,7 +243,7 @@ static void too_small_capacity_writes_nothing_and_reports_the_count(void **state
     frame fr = frame_new(CLC_PIXEL_DEPTH_U16, 40, 20, 0);
     clc_cloud_options o = {0};
     o.depth_trunc = 5.0;
-    const clc_cloud_params p = params_of(&fr.depth, &o);
+    const clc_ref_cloud p = params_of(&fr.depth, &o);
     float *want = malloc(800 * 12);
     assert_non_null(want);
     const size_t n = clc__ref_depth_to_points(&fr.depth, fr.depth_data, NULL, NULL, &p, want, NULL);
@@ -303,7 +303,7 @@ static void device_buffers_match_reference(void **state)
             o.depth_trunc = 5.0;
             o.stride = stride;
             o.layout = (clc_cloud_layout)layout;
-            const clc_cloud_params p = params_of(&fr.depth, &o);
+            const clc_ref_cloud p = params_of(&fr.depth, &o);
             const size_t grid = p.sw * p.sh;
             float *want = malloc(grid * 12);
             unsigned char *want_c = malloc(grid * 3);

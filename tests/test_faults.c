@@ -324,7 +324,7 @@ static clc_status cloud_call(const char *cache_dir)
     float points[W * H * 3], ref[(W * H + 1) * 3];
     size_t count = 0;
     st = clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, NULL, points, NULL, W * H, &count);
-    const clc_cloud_params p = clc__cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
+    const clc_ref_cloud p = clc__ref_cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
     const size_t want = clc__ref_depth_to_points(&depth, d, NULL, NULL, &p, ref, NULL);
     if (st == CLC_SUCCESS && (count != want || memcmp(points, ref, want * 12) != 0))
         fail_msg("cloud succeeded with a wrong result (call %u failed)", fail_at);
@@ -475,7 +475,7 @@ static clc_status wrapped_cloud_enqueue(const char *cache_dir)
         assert_int_equal(
             clEnqueueReadBuffer(q, pts, CL_TRUE, 0, sizeof points, points, 0, NULL, NULL),
             CL_SUCCESS);
-        const clc_cloud_params p = clc__cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
+        const clc_ref_cloud p = clc__ref_cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
         const size_t want = clc__ref_depth_to_points(&depth, d, NULL, NULL, &p, ref, NULL);
         if (n != want || memcmp(points, ref, want * 12) != 0)
             fail_msg("wrapped cloud enqueue succeeded with a wrong result (call %u failed)",

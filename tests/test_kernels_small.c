@@ -81,8 +81,8 @@ static void cloud_every_variant(void **state)
                     o.stride = stride;
                     o.depth_trunc = 1.5;
                     o.layout = organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE;
-                    const clc_cloud_params p =
-                        clc__cloud_params(1000.0, 1.5, &k, stride, W, H, o.layout);
+                    const clc_ref_cloud p =
+                        clc__ref_cloud_params(1000.0, 1.5, &k, stride, W, H, o.layout);
                     float points[(W * H + 1) * 3], ref[(W * H + 1) * 3];
                     uint8_t colors[(W * H + 1) * 3], ref_colors[(W * H + 1) * 3];
                     const void *d = f32 ? (const void *)depth32 : (const void *)depth16;

@@ -61,8 +61,8 @@ static void cloud_once(worker *w, size_t width, size_t height, uint32_t *seed)
     const clc_intrinsics k = {300.0, 310.0, width / 2.0, height / 2.0};
     clc_cloud_options options = {0};
     options.depth_trunc = 3.0;
-    const clc_cloud_params p =
-        clc__cloud_params(1000.0, 3.0, &k, 1, width, height, CLC_CLOUD_DENSE);
+    const clc_ref_cloud p =
+        clc__ref_cloud_params(1000.0, 3.0, &k, 1, width, height, CLC_CLOUD_DENSE);
     uint16_t *depth = malloc(n * 2);
     float *out = malloc(n * 12), *ref = malloc((n + 1) * 12); /* the reference may scratch one */
     if (!depth || !out || !ref) {

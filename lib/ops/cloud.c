@@ -5,10 +5,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ref/ref.h"
 #include "../runtime/internal.h"
 
 /* Everything worked out from the caller's arguments before anything is enqueued. */
+/* The cloud parameters after defaults, as the kernels use them: reciprocals instead of
+ * divisions, and for DEPTH_U16 the truncation as an integer limit on raw values. */
+typedef struct clc_cloud_params {
+    float inv_scale, trunc, inv_fx, inv_fy, cx, cy;
+    unsigned raw_limit; /* raw u16 values >= this are at or beyond depth_trunc */
+    unsigned stride;
+    size_t sw, sh; /* sampled grid */
+    clc_cloud_layout layout;
+} clc_cloud_params;
+
+static clc_cloud_params cloud_params(double scale, double trunc, const clc_intrinsics *k,
+                                     unsigned stride, size_t width, size_t height,
+                                     clc_cloud_layout layout)
+{
+    clc_cloud_params p;
+    const float scale_f = (float)scale, trunc_f = (float)trunc;
+    p.inv_scale = (float)(1.0 / scale);
+    p.trunc = trunc_f;
+    p.inv_fx = (float)(1.0 / k->fx);
+    p.inv_fy = (float)(1.0 / k->fy);
+    p.cx = (float)k->cx;
+    p.cy = (float)k->cy;
+    /* Smallest raw value whose depth (float raw / scale, as Open3D computes it) reaches the
+     * truncation: z grows with raw, so a binary search over 1..65536 finds it. */
+    unsigned lo = 1, hi = 65536;
+    while (lo < hi) {
+        const unsigned mid = lo + (hi - lo) / 2;
+        if ((float)mid / scale_f >= trunc_f)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    p.raw_limit = lo;
+    p.stride = stride;
+    p.sw = (width - 1) / stride + 1;
+    p.sh = (height - 1) / stride + 1;
+    p.layout = layout;
+    return p;
+}
+
 typedef struct cloud_plan {
     clc_cloud_params p;
     cl_uint n; /* sampled pixels */
@@ -94,7 +133,7 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW,
                          "depth to points: %zu x %zu samples exceed 2^32 - 1", sw, sh);
     plan->n = (cl_uint)(sw * sh);
-    plan->p = clc__cloud_params(scale, trunc, k, stride, depth->width, depth->height, layout);
+    plan->p = cloud_params(scale, trunc, k, stride, depth->width, depth->height, layout);
     return CLC_SUCCESS;
 }
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ref/ref.h"
 #include "../runtime/internal.h"
 
 /* Everything the kernel needs, worked out once from the caller's arguments. */
@@ -56,8 +55,10 @@ static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const c
                          "not %zu",
                          plan->dst_pitch);
 
-    uint32_t rgb[3];
-    clc__gray_weights(weights, rgb);
+    /* OpenCV's fixed-point weights for R, G and B (15 fractional bits, sum 32768): BT.601 as
+     * cvtColor's RGB2GRAY, BT.709 rounded the same way. */
+    static const uint32_t table[2][3] = {{9798, 19235, 3735}, {6966, 23436, 2366}};
+    const uint32_t *rgb = table[weights == CLC_GRAY_BT709];
     const int bgr = src->format == CLC_PIXEL_BGR8 || src->format == CLC_PIXEL_BGRA8;
     plan->w0 = bgr ? rgb[2] : rgb[0];
     plan->w1 = rgb[1];

@@ -4,29 +4,18 @@
 
 #include "ref.h"
 
-clc_cloud_params clc__cloud_params(double scale, double trunc, const clc_intrinsics *k,
-                                   unsigned stride, size_t width, size_t height,
-                                   clc_cloud_layout layout)
+clc_ref_cloud clc__ref_cloud_params(double scale, double trunc, const clc_intrinsics *k,
+                                    unsigned stride, size_t width, size_t height,
+                                    clc_cloud_layout layout)
 {
-    clc_cloud_params p;
-    const float scale_f = (float)scale, trunc_f = (float)trunc;
+    clc_ref_cloud p;
+    p.scale = (float)scale;
     p.inv_scale = (float)(1.0 / scale);
-    p.trunc = trunc_f;
+    p.trunc = (float)trunc;
     p.inv_fx = (float)(1.0 / k->fx);
     p.inv_fy = (float)(1.0 / k->fy);
     p.cx = (float)k->cx;
     p.cy = (float)k->cy;
-    /* Smallest raw value whose depth (float raw / scale, as Open3D computes it) reaches the
-     * truncation: z grows with raw, so a binary search over 1..65536 finds it. */
-    unsigned lo = 1, hi = 65536;
-    while (lo < hi) {
-        const unsigned mid = lo + (hi - lo) / 2;
-        if ((float)mid / scale_f >= trunc_f)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    p.raw_limit = lo;
     p.stride = stride;
     p.sw = (width - 1) / stride + 1;
     p.sh = (height - 1) / stride + 1;
@@ -36,12 +25,14 @@ clc_cloud_params clc__cloud_params(double scale, double trunc, const clc_intrins
 
 /* Depth in metres of sample k of a row and its validity, as cl/cloud.cl computes them. */
 static inline float depth_at(const unsigned char *row, int u16, size_t u,
-                             const clc_cloud_params *params, int *valid)
+                             const clc_ref_cloud *params, int *valid)
 {
     if (u16) {
         uint16_t raw;
         memcpy(&raw, row + 2 * u, sizeof raw);
-        *valid = raw != 0 && raw < params->raw_limit;
+        /* Open3D's test, by division: the library decides it with an integer limit. */
+        const float z_open3d = (float)raw / params->scale;
+        *valid = z_open3d > 0.0f && z_open3d < params->trunc;
         return (float)raw * params->inv_scale;
     }
     float z;
@@ -55,8 +46,7 @@ static inline float depth_at(const unsigned char *row, int u16, size_t u,
  * a rejected sample, which the arrays of sw * sh points have room for. */
 size_t clc__ref_depth_to_points(const clc_image_desc *depth, const void *depth_data,
                                 const clc_image_desc *color, const void *color_data,
-                                const clc_cloud_params *params, float *points,
-                                unsigned char *colors)
+                                const clc_ref_cloud *params, float *points, unsigned char *colors)
 {
     const int u16 = depth->format == CLC_PIXEL_DEPTH_U16;
     const size_t depth_pitch =

@@ -1,7 +1,9 @@
 /* Serial reference of the gray conversion. */
 #include "ref.h"
 
-void clc__gray_weights(clc_gray_weights weights, uint32_t rgb[3])
+/* OpenCV's fixed-point weights (imgproc/src/color.hpp: R2Y, G2Y, B2Y with 15 fractional bits):
+ * written out here from OpenCV, apart from the library's own table, which they check. */
+static void weights_of(clc_gray_weights weights, uint32_t rgb[3])
 {
     if (weights == CLC_GRAY_BT709) {
         rgb[0] = 6966;
@@ -33,7 +35,7 @@ void clc__ref_gray(const clc_image_desc *src, const void *src_data, const clc_im
                    void *dst_data, clc_gray_weights weights)
 {
     uint32_t w[3];
-    clc__gray_weights(weights, w);
+    weights_of(weights, w);
     const size_t bpp = clc_pixel_size(src->format);
     const int bgr = src->format == CLC_PIXEL_BGR8 || src->format == CLC_PIXEL_BGRA8;
     const uint32_t w0 = bgr ? w[2] : w[0], w1 = w[1], w2 = bgr ? w[0] : w[2];
