@@ -302,9 +302,9 @@ static void copies_over_threads_are_exact(void **state)
     (void)state;
     const size_t sizes[] = {1, 1000, (1u << 20) - 1, 1u << 20, (5u << 20) + 13};
     const unsigned threads[] = {1, 2, 3, 8};
-    unsigned char *src = malloc((5u << 20) + 64), *dst = malloc((5u << 20) + 64);
+    unsigned char *src = malloc((5u << 20) + 128), *dst = malloc((5u << 20) + 128);
     assert_true(src && dst);
-    for (size_t i = 0; i < (5u << 20) + 64; ++i)
+    for (size_t i = 0; i < (5u << 20) + 128; ++i)
         src[i] = (unsigned char)(i * 2654435761u >> 13);
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; ++t) {
         clc_copier *c = clc__copier_create(threads[t]);

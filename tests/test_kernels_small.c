@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/ref/ref.h"
+#include "internal.h"
 
 static uint32_t seed = 99;
 
@@ -40,8 +41,8 @@ static void gray_every_variant(void **state)
         clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
         for (size_t s = 0; s < 2; ++s)
             for (size_t p = 0; p < 3; ++p) {
-                setenv("CLCOMPUTE_GRAY_SHAPE", shapes[s], 1);
-                setenv("CLCOMPUTE_GRAY_PATH", paths[p], 1);
+                clc__switch_set(ctx, CLC_SW_GRAY_SHAPE, shapes[s]);
+                clc__switch_set(ctx, CLC_SW_GRAY_PATH, paths[p]);
                 memset(out, 0xA5, dst.pitch * h);
                 if (clc_gray(ctx, &src, in, &dst, out, NULL) != CLC_SUCCESS)
                     fail_msg("%s/%s: %s", shapes[s], paths[p], clc_last_error());
@@ -50,8 +51,8 @@ static void gray_every_variant(void **state)
             }
         free(in), free(out), free(ref);
     }
-    unsetenv("CLCOMPUTE_GRAY_SHAPE");
-    unsetenv("CLCOMPUTE_GRAY_PATH");
+    clc__switch_set(ctx, CLC_SW_GRAY_SHAPE, getenv("CLCOMPUTE_GRAY_SHAPE"));
+    clc__switch_set(ctx, CLC_SW_GRAY_PATH, getenv("CLCOMPUTE_GRAY_PATH"));
 }
 
 /* Depth to points: both shapes, dense and organized, u16 and f32, strides 1 and 2, with colour. */
@@ -74,7 +75,7 @@ static void cloud_every_variant(void **state)
         for (int f32 = 0; f32 < 2; ++f32)
             for (int organized = 0; organized < 2; ++organized)
                 for (unsigned stride = 1; stride <= 2; ++stride) {
-                    setenv("CLCOMPUTE_CLOUD_SHAPE", shapes[s], 1);
+                    clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, shapes[s]);
                     const clc_image_desc desc = {f32 ? CLC_PIXEL_DEPTH_F32 : CLC_PIXEL_DEPTH_U16, W,
                                                  H, 0};
                     clc_cloud_options o = {0};
@@ -99,7 +100,7 @@ static void cloud_every_variant(void **state)
                         assert_int_equal(colors[i], ref_colors[i]);
                     }
                 }
-    unsetenv("CLCOMPUTE_CLOUD_SHAPE");
+    clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, getenv("CLCOMPUTE_CLOUD_SHAPE"));
 }
 
 /* Reductions: every type and op, both shapes, on a device buffer at an odd element offset. */
@@ -120,7 +121,7 @@ static void reduce_every_variant(void **state)
     cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     for (size_t s = 0; s < 2; ++s) {
-        setenv("CLCOMPUTE_REDUCE_SHAPE", shapes[s], 1);
+        clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, shapes[s]);
         for (size_t t = 0; t < 5; ++t) {
             if (types[t] == CLC_DTYPE_F64 && !d->fp64)
                 continue;
@@ -154,9 +155,56 @@ static void reduce_every_variant(void **state)
             }
         }
     }
-    unsetenv("CLCOMPUTE_REDUCE_SHAPE");
+    clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, getenv("CLCOMPUTE_REDUCE_SHAPE"));
     clReleaseMemObject(res);
     clReleaseMemObject(buf);
+}
+
+/* A malformed switch is an error naming it, from the call that would follow it; the context's
+ * switches were read when it was made, so the environment of the moment does not matter. */
+static void malformed_switches_are_errors(void **state)
+{
+    clc_context *ctx = *state;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, 4, 2, 0}, dst = {CLC_PIXEL_GRAY8, 4, 2, 0};
+    uint8_t in[24] = {0}, out[8];
+    clc__switch_set(ctx, CLC_SW_GRAY_PATH, "diagonal");
+    assert_int_equal(clc_gray(ctx, &src, in, &dst, out, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "CLCOMPUTE_GRAY_PATH is \"diagonal\""));
+    assert_non_null(strstr(clc_last_error(), "bytes or vectors or words"));
+    clc__switch_set(ctx, CLC_SW_GRAY_PATH, getenv("CLCOMPUTE_GRAY_PATH"));
+
+    const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, 4, 2, 0};
+    const clc_intrinsics k = {2.0, 2.0, 2.0, 1.0};
+    uint16_t d[8] = {1000, 1000};
+    float points[8 * 3];
+    size_t count = 0;
+    clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, "Groups");
+    assert_int_equal(
+        clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, NULL, points, NULL, 8, &count),
+        CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "CLCOMPUTE_CLOUD_SHAPE"));
+    clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, getenv("CLCOMPUTE_CLOUD_SHAPE"));
+    assert_int_equal(
+        clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, NULL, points, NULL, 8, &count),
+        CLC_SUCCESS);
+    assert_int_equal(count, 2);
+
+    clc_reduce_result r;
+    const char *env = getenv("CLCOMPUTE_REDUCE_SHAPE");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("CLCOMPUTE_REDUCE_SHAPE", "nonsense", 1); /* read at creation only */
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U16, d, 8, &r), CLC_SUCCESS);
+    assert_int_equal(r.u, 2000);
+    if (saved)
+        setenv("CLCOMPUTE_REDUCE_SHAPE", saved, 1);
+    else
+        unsetenv("CLCOMPUTE_REDUCE_SHAPE");
+    clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, "9");
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U16, d, 8, &r),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "use items or groups"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, saved);
+    free(saved);
 }
 
 static void copy_kernel(void **state)
@@ -173,9 +221,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        FIXTURE_TEST(gray_every_variant),
-        FIXTURE_TEST(cloud_every_variant),
-        FIXTURE_TEST(reduce_every_variant),
+        FIXTURE_TEST(gray_every_variant),   FIXTURE_TEST(cloud_every_variant),
+        FIXTURE_TEST(reduce_every_variant), FIXTURE_TEST(malformed_switches_are_errors),
         FIXTURE_TEST(copy_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,11 +146,10 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
 {
     (void)state;
     clc_context *ctx = context_on(NULL);
-    setenv("CLCOMPUTE_TUNE", "0", 1);
+    clc__switch_set(ctx, CLC_SW_TUNE, "0");
     reset();
     assert_int_equal(clc__tune(ctx, &family, 2), 2);
     assert_int_equal(setups, 0);
-    unsetenv("CLCOMPUTE_TUNE");
     clc_context_destroy(ctx);
 
     /* No variant runs: the fallback, and nothing stored for the next process. */

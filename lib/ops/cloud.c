@@ -283,12 +283,12 @@ static const char *const shape_names[] = {"items", "groups"};
  * CLCOMPUTE_CLOUD_SHAPE=groups or items forces one, so that CPU-only CI covers both. */
 static clc_status choose_shape(clc_context *ctx, int *items)
 {
-    const char *force = getenv("CLCOMPUTE_CLOUD_SHAPE");
-    if (force && *force) {
-        if (strcmp(force, "groups") != 0 && strcmp(force, "items") != 0)
-            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                             "CLCOMPUTE_CLOUD_SHAPE is \"%s\"; use groups or items", force);
-        *items = strcmp(force, "items") == 0;
+    int force = 0; /* 0 items, 1 groups */
+    const int forced = clc__switch(ctx, CLC_SW_CLOUD_SHAPE, &force);
+    if (forced < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
+    if (forced) {
+        *items = force == 0;
         return CLC_SUCCESS;
     }
     const int fallback = ctx->info.type == CLC_DEVICE_CPU ? SHAPE_ITEMS : SHAPE_GROUPS;

@@ -92,34 +92,27 @@ static const clc_tune_family tune_family; /* below: gray's variants timed on fir
  * override their half, for tests and measurements. Sets *path for rows of the given alignment. */
 static clc_status choose_variant(clc_context *ctx, int aligned, int *variant, cl_uint *path)
 {
-    const char *shape = getenv("CLCOMPUTE_GRAY_SHAPE");
-    const char *force = getenv("CLCOMPUTE_GRAY_PATH");
+    int shape = 0, force = 0; /* shape: 0 rows, 1 blocks; force: 0 bytes, 1 vectors, 2 words */
+    const int has_shape = clc__switch(ctx, CLC_SW_GRAY_SHAPE, &shape);
+    const int has_force = clc__switch(ctx, CLC_SW_GRAY_PATH, &force);
+    if (has_shape < 0 || has_force < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
     const int fallback = ctx->info.type == CLC_DEVICE_CPU ? ROWS_VECTORS : BLOCKS_WORDS;
     int rows = variant_rows(fallback);
     int words = fallback == BLOCKS_WORDS;
-    if (!(shape && *shape && force && *force)) {
+    if (!(has_shape && has_force)) {
         const int v = clc__tune(ctx, &tune_family, fallback);
         rows = variant_rows(v);
         words = v == ROWS_WORDS || v == BLOCKS_WORDS;
     }
-    if (shape && *shape) {
-        if (strcmp(shape, "rows") != 0 && strcmp(shape, "blocks") != 0)
-            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                             "CLCOMPUTE_GRAY_SHAPE is \"%s\"; use rows or blocks", shape);
-        rows = strcmp(shape, "rows") == 0;
-    }
+    if (has_shape)
+        rows = shape == 0;
     const int words_ok = aligned && ctx->info.little_endian;
     *path = !aligned ? PATH_BYTES : words && words_ok ? PATH_WORDS : PATH_VECTORS;
-    if (force && *force) {
-        if (strcmp(force, "bytes") == 0)
-            *path = PATH_BYTES;
-        else if (strcmp(force, "vectors") == 0)
-            *path = aligned ? PATH_VECTORS : PATH_BYTES;
-        else if (strcmp(force, "words") == 0)
-            *path = words_ok ? PATH_WORDS : PATH_BYTES;
-        else
-            return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                             "CLCOMPUTE_GRAY_PATH is \"%s\"; use bytes, vectors or words", force);
+    if (has_force) {
+        *path = force == 0   ? PATH_BYTES
+                : force == 1 ? (aligned ? PATH_VECTORS : PATH_BYTES)
+                             : (words_ok ? PATH_WORDS : PATH_BYTES);
         words = *path == PATH_WORDS;
     }
     *variant = rows ? (words ? ROWS_WORDS : ROWS_VECTORS) : (words ? BLOCKS_WORDS : BLOCKS_VECTORS);

@@ -136,17 +136,14 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     size_t local = 1, groups;
     const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
     /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
-    const char *force = getenv("CLCOMPUTE_REDUCE_SHAPE");
-    int items = ctx->info.type == CLC_DEVICE_CPU;
-    if (force && strcmp(force, "groups") == 0) {
-        items = 0;
-    } else if (force && strcmp(force, "items") == 0) {
-        items = 1;
-    } else if (force && *force) {
-        st = clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                       "CLCOMPUTE_REDUCE_SHAPE is \"%s\"; use groups or items", force);
+    int items = ctx->info.type == CLC_DEVICE_CPU, force = 0; /* force: 0 items, 1 groups */
+    const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
+    if (forced < 0) {
+        st = CLC_ERROR_INVALID_ARGUMENT;
         goto done;
     }
+    if (forced)
+        items = force == 0;
     if (items) {
         groups = 8 * cus;
     } else {

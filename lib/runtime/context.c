@@ -20,27 +20,23 @@ static clc_context *context_alloc(void)
             return NULL;
         }
     }
+    clc__switches_read(ctx);
     /* CLCOMPUTE_STAGING=0 sends host transfers straight from the caller's (pageable) memory,
      * to compare the two; "always" copies through staging even on unified-memory devices, in
      * chunks of an odd small size, so that CPU-only CI runs every path of it. */
-    const char *staging = getenv("CLCOMPUTE_STAGING");
-    ctx->staging_mode = !staging || !*staging            ? CLC_STAGING_AUTO
-                        : strcmp(staging, "0") == 0      ? CLC_STAGING_OFF
-                        : strcmp(staging, "always") == 0 ? CLC_STAGING_ALWAYS
-                                                         : CLC_STAGING_AUTO;
+    const clc_switch_value *sw = ctx->switches; /* malformed ones count as unset here */
+    ctx->staging_mode = sw[CLC_SW_STAGING].value == 0   ? CLC_STAGING_OFF
+                        : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
+                                                        : CLC_STAGING_AUTO;
     ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
     /* Threads copying between the caller's memory and the pinned staging buffers: four, where
      * the H200 host's memcpy into pinned memory reached 36 GB/s (10 on one thread, 38.8 on 16);
      * CLCOMPUTE_STAGING_THREADS=N (1 to 64) sets another count, to measure. */
-    const char *threads = getenv("CLCOMPUTE_STAGING_THREADS");
-    const long nthreads = threads && *threads ? strtol(threads, NULL, 10) : 4;
-    ctx->staging_threads = nthreads >= 1 && nthreads <= 64 ? (unsigned)nthreads : 4;
+    ctx->staging_threads =
+        sw[CLC_SW_STAGING_THREADS].value > 0 ? (unsigned)sw[CLC_SW_STAGING_THREADS].value : 4;
     /* CLCOMPUTE_POISON=0..255: the differential check for kernels reading unwritten memory
      * (docs/reliability.md); results must not change with the byte. */
-    const char *poison = getenv("CLCOMPUTE_POISON");
-    char *end = NULL;
-    const long byte = poison && *poison ? strtol(poison, &end, 0) : -1;
-    ctx->poison = end && *end == '\0' && byte >= 0 && byte <= 255 ? (int)byte : -1;
+    ctx->poison = sw[CLC_SW_POISON].value >= 0 ? sw[CLC_SW_POISON].value : -1;
     return ctx;
 }
 

@@ -30,6 +30,24 @@ typedef struct clc_program_entry {
     cl_program program;
 } clc_program_entry;
 
+/* Testing and measuring switches from the environment (switches.c). */
+typedef enum clc_switch {
+    CLC_SW_STAGING,
+    CLC_SW_STAGING_THREADS,
+    CLC_SW_POISON,
+    CLC_SW_TUNE,
+    CLC_SW_GRAY_SHAPE,
+    CLC_SW_GRAY_PATH,
+    CLC_SW_CLOUD_SHAPE,
+    CLC_SW_REDUCE_SHAPE,
+    CLC_SWITCHES
+} clc_switch;
+enum { CLC_SWITCH_UNSET = -1, CLC_SWITCH_INVALID = -2 };
+typedef struct clc_switch_value {
+    int value; /* CLC_SWITCH_UNSET, CLC_SWITCH_INVALID, the choice's index or the number */
+    char text[32];
+} clc_switch_value;
+
 typedef struct clc_staging clc_staging;
 typedef struct clc_pinned clc_pinned;
 typedef struct clc_tune_family clc_tune_family;
@@ -45,6 +63,8 @@ struct clc_context {
     clc_mutex lock; /* guards last_error and stats */
     char *last_error;
     clc_cache_stats stats;
+
+    clc_switch_value switches[CLC_SWITCHES]; /* read when the context is made */
 
     clc_mutex pinned_lock; /* guards pinned */
     clc_pinned *pinned;    /* clc_host_alloc's allocations (of the device's first batch worker
@@ -237,6 +257,17 @@ int clc__host_in_place(const clc_context *ctx);
  * through the context's pinned staging buffers, as ctx->staging_mode says, on devices with their
  * own memory: never for memory from clc_host_alloc, which the device reaches directly. */
 int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read);
+
+/* ---- switches (switches.c) ---- */
+
+/* Reads every switch from the environment into ctx (context creation). */
+void clc__switches_read(clc_context *ctx);
+/* Sets one as the environment would (NULL or "": unset); for tests. Staging, its threads and
+ * poison take effect only when read at creation. */
+void clc__switch_set(clc_context *ctx, clc_switch s, const char *text);
+/* 1 with *value (the choice's index in the switch's list, or the number) when set, 0 when
+ * unset, -1 after recording CLC_ERROR_INVALID_ARGUMENT on ctx when malformed. */
+int clc__switch(clc_context *ctx, clc_switch s, int *value);
 
 /* ---- host copies on several threads (copier.c) ---- */
 

@@ -76,10 +76,9 @@ static int load_choice(const clc_context *ctx, const char *key, const clc_tune_f
 
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
 {
-    const char *env = getenv("CLCOMPUTE_TUNE");
     /* A family with more variants than fastest() has room for is a bug of the library's: the
      * default serves rather than a choice among some of them. */
-    if ((env && strcmp(env, "0") == 0) || family->count < 1 ||
+    if (ctx->switches[CLC_SW_TUNE].value == 0 || family->count < 1 ||
         family->count > CLC_TUNE_MAX_VARIANTS)
         return fallback;
     if (ctx->tune_peer)
