@@ -29,11 +29,11 @@ static clc_context *context_alloc(void)
                         : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
                                                         : CLC_STAGING_AUTO;
     ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
-    /* Threads copying between the caller's memory and the pinned staging buffers: four, where
-     * the H200 host's memcpy into pinned memory reached 36 GB/s (10 on one thread, 38.8 on 16);
+    /* Threads copying between the caller's memory and the pinned staging buffers (copier.c);
      * CLCOMPUTE_STAGING_THREADS=N (1 to 64) sets another count, to measure. */
-    ctx->staging_threads =
-        sw[CLC_SW_STAGING_THREADS].value > 0 ? (unsigned)sw[CLC_SW_STAGING_THREADS].value : 4;
+    ctx->staging_threads = sw[CLC_SW_STAGING_THREADS].value > 0
+                               ? (unsigned)sw[CLC_SW_STAGING_THREADS].value
+                               : clc__copier_default_threads();
     /* CLCOMPUTE_POISON=0..255: the differential check for kernels reading unwritten memory
      * (docs/reliability.md); results must not change with the byte. */
     ctx->poison = sw[CLC_SW_POISON].value >= 0 ? sw[CLC_SW_POISON].value : -1;

@@ -274,6 +274,8 @@ int clc__switch(clc_context *ctx, clc_switch s, int *value);
 typedef struct clc_copier clc_copier;
 /* `threads` threads in all (the caller's and threads - 1 helpers); NULL for fewer than 2 or when
  * out of memory (then copies are plain memcpy). */
+/* The thread count when CLCOMPUTE_STAGING_THREADS is unset, from the host's cores. */
+unsigned clc__copier_default_threads(void);
 clc_copier *clc__copier_create(unsigned threads);
 void clc__copier_destroy(clc_copier *c);
 /* memcpy, split over the threads; c may be NULL. One copy at a time a copier. */
