@@ -14,7 +14,8 @@
 
 #include <clcompute/clcompute.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
+#include "../lib/ref/gray.h"
 #include "suite.h"
 
 enum { DISTINCT = 8 };

@@ -1,4 +1,4 @@
-/* Timing helpers and the first-call latency of the benchmark suite. */
+/* The benchmark suite's families, rows, timing helpers and first-call latency. */
 #define _POSIX_C_SOURCE 200809L
 #include "suite.h"
 
@@ -9,6 +9,41 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Each family's bench/suite_NAME.c defines bench_family_NAME. */
+extern const bench_family bench_family_gray, bench_family_cloud, bench_family_reduce;
+const bench_family *const bench_families[] = {&bench_family_gray, &bench_family_cloud,
+                                              &bench_family_reduce, NULL};
+
+const bench_family *bench_family_find(const char *name, size_t len)
+{
+    for (size_t i = 0; bench_families[i]; ++i)
+        if (strlen(bench_families[i]->name) == len &&
+            strncmp(bench_families[i]->name, name, len) == 0)
+            return bench_families[i];
+    return NULL;
+}
+
+bench_row *bench_rows_add(bench_rows *rows)
+{
+    if (rows->count == rows->capacity) {
+        const size_t capacity = rows->capacity ? 2 * rows->capacity : 32;
+        bench_row *grown = realloc(rows->rows, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        rows->rows = grown, rows->capacity = capacity;
+    }
+    bench_row *row = &rows->rows[rows->count++];
+    memset(row, 0, sizeof *row);
+    return row;
+}
+
+void bench_rows_free(bench_rows *rows)
+{
+    free(rows->rows);
+    rows->rows = NULL;
+    rows->count = rows->capacity = 0;
+}
 
 double bench_now(void)
 {
@@ -94,28 +129,6 @@ cl_mem bench_buffer(clc_context *ctx, const void *data, size_t bytes, bench_row 
     return err == CL_SUCCESS ? m : NULL;
 }
 
-/* One small call of a kernel family: what a program's first call compiles or loads. */
-static clc_status first_call(clc_context *ctx, const char *kernel)
-{
-    enum { W = 64, H = 48 };
-    static uint8_t in[W * H * 3];
-    static float points[W * H * 3];
-    uint8_t out[W * H];
-    if (strcmp(kernel, "gray") == 0) {
-        const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
-        return clc_gray(ctx, &src, in, &dst, out, NULL);
-    }
-    if (strcmp(kernel, "cloud") == 0) {
-        const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, W, H, 0};
-        const clc_intrinsics k = {50.0, 50.0, W / 2.0, H / 2.0};
-        size_t count = 0;
-        return clc_depth_to_points(ctx, &depth, in, NULL, NULL, &k, NULL, points, NULL, W * H,
-                                   &count);
-    }
-    clc_reduce_result r;
-    return clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, points, W * H, &r);
-}
-
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -134,8 +147,8 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-int bench_first_call(const char *device, const char *kernel, double *cold_ms, double *warm_ms,
-                     char *error, size_t error_size)
+int bench_first_call(const char *device, const bench_family *family, double *cold_ms,
+                     double *warm_ms, char *error, size_t error_size)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[512];
@@ -158,7 +171,7 @@ int bench_first_call(const char *device, const char *kernel, double *cold_ms, do
             break;
         }
         const double t0 = bench_now();
-        if (first_call(ctx, kernel) != CLC_SUCCESS) {
+        if (family->first_call(ctx) != CLC_SUCCESS) {
             snprintf(error, error_size, "%s", clc_last_error());
             rc = -1;
         }

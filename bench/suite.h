@@ -15,7 +15,7 @@ typedef struct bench_row {
     char size[32];       /* "3840x2160", "64Mi" */
     double bytes;        /* bytes a call reads plus writes, as each kernel documents */
     double items;        /* pixels or elements of a call */
-    double frames;       /* frames of a call (1 but for the many-frames rows) */
+    double frames;       /* frames of a call, for a frames/s column (0: not a frame rate) */
     double device_s;     /* on device buffers, from event timestamps */
     double h2h_s;        /* the host-pointer call, transfers included */
     double h2h_pinned_s; /* the same from and to clc_host_alloc memory (0: not measured) */
@@ -25,7 +25,34 @@ typedef struct bench_row {
 
 typedef struct bench_config {
     int repeats; /* timed runs after a warm-up; the median is kept */
+    int quick;   /* small sizes only */
 } bench_config;
+
+/* The rows of a run, as many as the families add. */
+typedef struct bench_rows {
+    bench_row *rows;
+    size_t count, capacity;
+} bench_rows;
+
+/* A new, zeroed row at the end; NULL when memory runs out. Earlier rows may move. */
+bench_row *bench_rows_add(bench_rows *rows);
+void bench_rows_free(bench_rows *rows);
+
+/* A kernel family of the suite: what `clcompute bench --kernels NAME` runs. Each lives in its
+ * bench/suite_NAME.c; the table in suite.c lists them (docs/adding-a-kernel.md). */
+typedef struct bench_family {
+    const char *name;
+    /* Appends the family's rows (small sizes only with config->quick); non-zero when a row
+     * failed or none could be added. */
+    int (*run)(clc_context *ctx, const bench_config *config, bench_rows *rows);
+    /* One small call: what a program's first call of the family compiles or loads. */
+    clc_status (*first_call)(clc_context *ctx);
+} bench_family;
+
+/* Every family, in the order of the tables; NULL-terminated. */
+extern const bench_family *const bench_families[];
+/* The family named by the len bytes at name, or NULL. */
+const bench_family *bench_family_find(const char *name, size_t len);
 
 /* Wall-clock seconds. */
 double bench_now(void);
@@ -72,7 +99,7 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
 /* First call of a kernel family in a new context, with an empty disk cache (cold) and with the
  * entry the cold run stored (warm), in milliseconds; context creation is not counted. The cache
  * lives in a temporary directory removed afterwards. Returns 0 on success. */
-int bench_first_call(const char *device, const char *kernel, double *cold_ms, double *warm_ms,
-                     char *error, size_t error_size);
+int bench_first_call(const char *device, const bench_family *family, double *cold_ms,
+                     double *warm_ms, char *error, size_t error_size);
 
 #endif

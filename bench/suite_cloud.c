@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
 #include "suite.h"
 
 typedef struct cloud_job {
@@ -144,3 +144,46 @@ int bench_cloud(clc_context *ctx, const bench_config *config, size_t w, size_t h
     free(depth), free(ref), free(out), free(t), free(n), free(count);
     return rc;
 }
+
+static int run(clc_context *ctx, const bench_config *config, bench_rows *rows)
+{
+    static const struct {
+        size_t w, h;
+        clc_cloud_layout layout;
+        size_t frames; /* > 1: one call of the many form */
+        int full_only;
+    } cases[] = {
+        {640, 480, CLC_CLOUD_DENSE, 1, 0},
+        {1280, 720, CLC_CLOUD_DENSE, 1, 1},
+        {1920, 1080, CLC_CLOUD_DENSE, 1, 0},
+        {7680, 4320, CLC_CLOUD_DENSE, 1, 1},
+        {1920, 1080, CLC_CLOUD_ORGANIZED, 1, 0},
+        /* A stream of sensor frames in one call: what a single small frame cannot show. */
+        {640, 480, CLC_CLOUD_DENSE, 64, 0},
+        {1920, 1080, CLC_CLOUD_DENSE, 16, 1},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        if (config->quick && cases[i].full_only)
+            continue;
+        const size_t frames = config->quick && cases[i].frames > 1 ? 8 : cases[i].frames;
+        bench_row *row = bench_rows_add(rows);
+        failed |=
+            !row || bench_cloud(ctx, config, cases[i].w, cases[i].h, cases[i].layout, frames, row);
+    }
+    return failed;
+}
+
+static clc_status first_call(clc_context *ctx)
+{
+    enum { W = 64, H = 48 };
+    static uint16_t depth[W * H];
+    static float points[W * H * 3];
+    const clc_image_desc desc = {CLC_PIXEL_DEPTH_U16, W, H, 0};
+    const clc_intrinsics k = {50.0, 50.0, W / 2.0, H / 2.0};
+    size_t count = 0;
+    return clc_depth_to_points(ctx, &desc, depth, NULL, NULL, &k, NULL, points, NULL, W * H,
+                               &count);
+}
+
+const bench_family bench_family_cloud = {"cloud", run, first_call};

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/gray.h"
 #include "suite.h"
 
 typedef struct gray_job {
@@ -118,3 +118,27 @@ int bench_gray(clc_context *ctx, const bench_config *config, size_t w, size_t h,
     free(in), free(out), free(ref), free(t);
     return rc;
 }
+
+static int run(clc_context *ctx, const bench_config *config, bench_rows *rows)
+{
+    static const size_t full[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+    const size_t n = config->quick ? 2 : 4;
+    int failed = 0;
+    for (size_t i = 0; i <= n; ++i) { /* the largest once more as BGRA8 */
+        bench_row *row = bench_rows_add(rows);
+        const size_t s = i < n ? i : n - 1;
+        failed |= !row || bench_gray(ctx, config, full[s][0], full[s][1],
+                                     i < n ? CLC_PIXEL_RGB8 : CLC_PIXEL_BGRA8, row);
+    }
+    return failed;
+}
+
+static clc_status first_call(clc_context *ctx)
+{
+    enum { W = 64, H = 48 };
+    static uint8_t in[W * H * 3], out[W * H];
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    return clc_gray(ctx, &src, in, &dst, out, NULL);
+}
+
+const bench_family bench_family_gray = {"gray", run, first_call};

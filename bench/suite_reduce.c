@@ -248,3 +248,33 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
     free(data), free(t);
     return rc;
 }
+
+static int run(clc_context *ctx, const bench_config *config, bench_rows *rows)
+{
+    static const struct {
+        clc_reduce_op op;
+        clc_dtype type;
+    } cases[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32}, {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
+                 {CLC_REDUCE_SUM, CLC_DTYPE_I32}, {CLC_REDUCE_SUM, CLC_DTYPE_U8},
+                 {CLC_REDUCE_SUM, CLC_DTYPE_I64}, {CLC_REDUCE_SUM, CLC_DTYPE_F16},
+                 {CLC_REDUCE_SUM, CLC_DTYPE_BOOL}};
+    static const size_t mebi[] = {1, 16, 64, 256};
+    const size_t nsizes = config->quick ? 1 : 4;
+    int failed = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (size_t s = 0; s < nsizes; ++s) {
+            bench_row *row = bench_rows_add(rows);
+            failed |=
+                !row || bench_reduce(ctx, config, cases[c].op, cases[c].type, mebi[s] << 20, row);
+        }
+    return failed;
+}
+
+static clc_status first_call(clc_context *ctx)
+{
+    static float data[64 * 48];
+    clc_reduce_result r;
+    return clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, 64 * 48, &r);
+}
+
+const bench_family bench_family_reduce = {"reduce", run, first_call};

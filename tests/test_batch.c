@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
+#include "../lib/ref/gray.h"
 #include "internal.h"
 
 enum { ITEMS = 40 };

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
 
 #define GUARD 0xA5
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/gray.h"
 
 #define GUARD 0xA5
 #define GUARD_BYTES 64

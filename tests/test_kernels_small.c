@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
+#include "../lib/ref/gray.h"
+#include "../lib/ref/reduce.h"
 #include "internal.h"
 
 static uint32_t seed = 99;

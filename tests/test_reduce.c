@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/reduce.h"
 
 static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_F64, CLC_DTYPE_I32, CLC_DTYPE_U32,
                                   CLC_DTYPE_U8,  CLC_DTYPE_I64, CLC_DTYPE_U64, CLC_DTYPE_I16,

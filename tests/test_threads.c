@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ref/ref.h"
+#include "../lib/ref/cloud.h"
+#include "../lib/ref/gray.h"
+#include "../lib/ref/reduce.h"
 
 enum { THREADS = 8, ITERATIONS = 30 };
 

@@ -195,6 +195,60 @@ static void the_clock_counts_nanoseconds(void **state)
     assert_true(t1 >= t0 + 1000000u);
 }
 
+/* Ten variants, the last the fastest: every variant is a candidate, however many. */
+static clc_status many_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
+{
+    (void)ctx, (void)queue, (void)arg;
+    ++setups; /* counts runs here */
+    if (variant < 9) {
+        const struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+    }
+    return CLC_SUCCESS;
+}
+
+static clc_status plain_setup(clc_context *ctx, void **arg)
+{
+    (void)ctx;
+    *arg = NULL;
+    return CLC_SUCCESS;
+}
+
+static void plain_teardown(void *arg)
+{
+    (void)arg;
+}
+
+static void any_number_of_variants_and_families(void **state)
+{
+    (void)state;
+    static const char *const ten[] = {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"};
+    clc_context *ctx = context_on(NULL); /* no disk cache: only the context remembers */
+    const clc_tune_family wide = {"wide", &fake_source, "-DWIDE", ten,
+                                  10,     plain_setup,  many_run, plain_teardown};
+    reset();
+    assert_int_equal(clc__tune(ctx, &wide, 0), 9);
+    assert_int_equal(setups, 60); /* ten variants, six rounds */
+    /* More families than the context first has room for: each timed once, all remembered. */
+    enum { FAMILIES = 9 };
+    clc_tune_family families[FAMILIES];
+    for (int f = 0; f < FAMILIES; ++f) {
+        families[f] = wide;
+        families[f].count = 1;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        reset();
+        for (int f = 0; f < FAMILIES; ++f)
+            assert_int_equal(clc__tune(ctx, &families[f], 5), 0);
+        if (pass == 1)
+            assert_int_equal(setups, 0);
+    }
+    reset();
+    assert_int_equal(clc__tune(ctx, &wide, 0), 9);
+    assert_int_equal(setups, 0);
+    clc_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +258,7 @@ int main(void)
         cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
         cmocka_unit_test(zero_time_wins_and_failures_never_do),
         cmocka_unit_test(the_clock_counts_nanoseconds),
+        cmocka_unit_test(any_number_of_variants_and_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

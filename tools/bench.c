@@ -10,10 +10,21 @@
 #include "../bench/suite.h"
 #include "cli.h"
 
+/* "gray, cloud, reduce": the families of the suite. */
+static const char *family_list(void)
+{
+    static char list[256];
+    if (!list[0])
+        for (size_t i = 0; bench_families[i]; ++i)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     bench_families[i]->name);
+    return list;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: clcompute bench [--kernels gray,cloud,reduce] [--quick] [--repeats N]\n"
+            "usage: clcompute bench [--kernels LIST] [--quick] [--repeats N]\n"
             "           [--json] [--device SEL]\n"
             "\n"
             "Measures the device's copy bandwidth (float4 copy kernel; 256 MiB buffers, 64 MiB\n"
@@ -23,12 +34,13 @@ static void usage(FILE *out)
             "each run must match. Medians of N runs (default 11; 3 with --quick) after a\n"
             "warm-up. On CPUs, sizes that fit the caches can pass 100%% of copy bandwidth, which\n"
             "is measured on buffers that do not. Exit status 1 when a row failed.\n"
-            "  --kernels LIST  which kernels (default all three)\n"
+            "  --kernels LIST  which kernel families, comma-separated (default all: %s)\n"
             "  --quick         small sizes only\n"
             "  --repeats N     runs a measurement (1 to 1000)\n"
             "  --json          JSON instead of a Markdown table\n"
             "  --device SEL    the device (clcompute devices --help)\n"
-            "  -h, --help      this text\n");
+            "  -h, --help      this text\n",
+            family_list());
 }
 
 typedef struct first_call {
@@ -49,13 +61,10 @@ typedef struct report {
     size_t copy_bytes;
     bus pcie;
     int repeats;
-    first_call first[3];
+    first_call *first; /* one a selected family */
     size_t nfirst;
-    bench_row *rows;
-    size_t nrows;
+    bench_rows rows;
 } report;
-
-static const char *const kernel_names[] = {"gray", "cloud", "reduce"};
 
 /* Best of five blocking transfers of `bytes` between host memory `host` and a device buffer. */
 static double transfer_gbps(clc_context *ctx, cl_mem buffer, void *host, size_t bytes, int down)
@@ -99,79 +108,26 @@ static void measure_bus(clc_context *ctx, size_t bytes, bus *b)
         clReleaseMemObject(buffer);
 }
 
-/* Parses "gray,reduce" into flags; 0 on an unknown name. */
-static int parse_kernels(const char *text, int *want)
+/* Parses "gray,reduce" into the selected families (want[i] for bench_families[i]); 0 after a
+ * message on an unknown name. */
+static int parse_kernels(const char *text, int *want, size_t nfamilies)
 {
-    for (int k = 0; k < 3; ++k)
+    for (size_t k = 0; k < nfamilies; ++k)
         want[k] = 0;
     for (const char *p = text;;) {
         const size_t len = strcspn(p, ",");
-        int found = 0;
-        for (int k = 0; k < 3; ++k)
-            if (len == strlen(kernel_names[k]) && strncmp(p, kernel_names[k], len) == 0)
-                want[k] = found = 1;
-        if (!found) {
-            cli_error("unknown kernel '%.*s' in --kernels '%s' (gray, cloud, reduce)", (int)len, p,
-                      text);
+        const bench_family *f = bench_family_find(p, len);
+        if (!f) {
+            cli_error("unknown kernel '%.*s' in --kernels '%s' (%s)", (int)len, p, text,
+                      family_list());
             return 0;
         }
+        for (size_t k = 0; k < nfamilies; ++k)
+            want[k] |= bench_families[k] == f;
         if (!p[len])
             return 1;
         p += len + 1;
     }
-}
-
-/* Runs every case of the selected kernels; returns the number of rows written to rows. */
-static size_t run_cases(clc_context *ctx, const bench_config *config, const int *want, int quick,
-                        bench_row *rows, size_t capacity, int *failed)
-{
-    static const size_t gray_full[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-    static const size_t cloud_full[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {7680, 4320}};
-    static const size_t quick_sizes[][2] = {{640, 480}, {1920, 1080}};
-    static const size_t reduce_full[] = {1, 16, 64, 256}, reduce_quick[] = {1};
-    static const struct {
-        clc_reduce_op op;
-        clc_dtype type;
-    } reductions[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32}, {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
-                      {CLC_REDUCE_SUM, CLC_DTYPE_I32}, {CLC_REDUCE_SUM, CLC_DTYPE_U8},
-                      {CLC_REDUCE_SUM, CLC_DTYPE_I64}, {CLC_REDUCE_SUM, CLC_DTYPE_F16},
-                      {CLC_REDUCE_SUM, CLC_DTYPE_BOOL}};
-    const size_t(*images)[2] = quick ? quick_sizes : gray_full;
-    const size_t nimages = quick ? 2 : 4;
-    const size_t nreductions = sizeof reductions / sizeof reductions[0];
-    if (2 * (nimages + 1) + 2 + nreductions * 4 > capacity) {
-        cli_error("more cases than rows (%zu)", capacity);
-        *failed = 1;
-        return 0;
-    }
-    size_t n = 0;
-    if (want[0]) {
-        for (size_t i = 0; i < nimages; ++i)
-            *failed |=
-                bench_gray(ctx, config, images[i][0], images[i][1], CLC_PIXEL_RGB8, &rows[n++]);
-        *failed |= bench_gray(ctx, config, images[nimages - 1][0], images[nimages - 1][1],
-                              CLC_PIXEL_BGRA8, &rows[n++]);
-    }
-    if (want[1]) {
-        const size_t(*clouds)[2] = quick ? quick_sizes : cloud_full;
-        for (size_t i = 0; i < nimages; ++i)
-            *failed |= bench_cloud(ctx, config, clouds[i][0], clouds[i][1], CLC_CLOUD_DENSE, 1,
-                                   &rows[n++]);
-        *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_ORGANIZED, 1, &rows[n++]);
-        /* A stream of sensor frames in one call: what a single small frame cannot show. */
-        *failed |= bench_cloud(ctx, config, 640, 480, CLC_CLOUD_DENSE, quick ? 8 : 64, &rows[n++]);
-        if (!quick)
-            *failed |= bench_cloud(ctx, config, 1920, 1080, CLC_CLOUD_DENSE, 16, &rows[n++]);
-    }
-    if (want[2]) {
-        const size_t *sizes = quick ? reduce_quick : reduce_full;
-        const size_t nsizes = quick ? 1 : 4;
-        for (size_t c = 0; c < nreductions; ++c)
-            for (size_t s = 0; s < nsizes; ++s)
-                *failed |= bench_reduce(ctx, config, reductions[c].op, reductions[c].type,
-                                        sizes[s] << 20, &rows[n++]);
-    }
-    return n;
 }
 
 static void print_markdown(const report *r)
@@ -204,8 +160,8 @@ static void print_markdown(const report *r)
            "h2h vs C | frames/s (device) |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
            "--- |\n");
-    for (size_t i = 0; i < r->nrows; ++i) {
-        const bench_row *w = &r->rows[i];
+    for (size_t i = 0; i < r->rows.count; ++i) {
+        const bench_row *w = &r->rows.rows[i];
         if (w->status[0]) {
             printf("| %s | %s | %s | %s |\n", w->kernel, w->variant, w->size, w->status);
             continue;
@@ -224,8 +180,8 @@ static void print_markdown(const report *r)
                w->kernel, w->variant, w->size, w->device_s * 1e3, dev, 100.0 * dev / r->copy_gbps,
                w->h2h_s * 1e3, h2h, of_bus, pinned, pinned_of_bus, w->serial_s * 1e3,
                w->serial_s / w->device_s, w->serial_s / w->h2h_s);
-        if (strcmp(w->kernel, "cloud") == 0)
-            printf(" %.0f |\n", (w->frames > 0 ? w->frames : 1) / w->device_s);
+        if (w->frames > 0)
+            printf(" %.0f |\n", w->frames / w->device_s);
         else
             printf(" |\n");
     }
@@ -273,14 +229,14 @@ static void print_json(const report *r)
         printf("}");
     }
     printf("\n  ],\n  \"rows\": [");
-    for (size_t i = 0; i < r->nrows; ++i) {
-        const bench_row *w = &r->rows[i];
+    for (size_t i = 0; i < r->rows.count; ++i) {
+        const bench_row *w = &r->rows.rows[i];
         const int ok = !w->status[0];
         printf("%s\n    {\"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", ", i ? "," : "",
                w->kernel, w->variant, w->size);
         json_number("bytes", w->bytes, 0);
         json_number("items", w->items, 0);
-        json_number("frames", w->frames > 0 ? w->frames : 1, 0);
+        json_number("frames", w->frames, 0);
         json_number("device_ms", ok ? w->device_s * 1e3 : 0, 0);
         json_number("device_gbps", ok ? w->bytes / w->device_s * 1e-9 : 0, 0);
         json_number("of_copy", ok ? w->bytes / w->device_s * 1e-9 / r->copy_gbps : 0, 0);
@@ -297,10 +253,12 @@ static void print_json(const report *r)
     printf("\n  ]\n}\n");
 }
 
-int cmd_bench(int argc, char **argv)
+/* The command once its buffers exist: *rp receives the rows, which the caller frees. */
+static int bench_run(size_t nfamilies, int *want, report *rp, int argc, char **argv)
 {
+    report r = *rp;
     const char *device = NULL;
-    int want[3] = {1, 1, 1}, quick = 0, json = 0;
+    int quick = 0, json = 0;
     unsigned repeats = 0;
     cli_args a;
     cli_args_init(&a, argc, argv);
@@ -313,7 +271,7 @@ int cmd_bench(int argc, char **argv)
             return CLI_EXIT_OK;
         } else if (cli_is(&a, "--kernels")) {
             const char *v = cli_value(&a);
-            if (!v || !parse_kernels(v, want))
+            if (!v || !parse_kernels(v, want, nfamilies))
                 return CLI_EXIT_USAGE;
         } else if (cli_is(&a, "--repeats")) {
             if (cli_whole(&a, 1, 1000, &repeats) != 0)
@@ -329,9 +287,8 @@ int cmd_bench(int argc, char **argv)
             return cli_unknown(&a);
         }
     }
-    report r = {0};
     r.repeats = repeats ? (int)repeats : quick ? 3 : 11;
-    const bench_config config = {r.repeats};
+    const bench_config config = {r.repeats, quick};
 
     clc_context_options options = {0};
     options.device = device;
@@ -353,21 +310,50 @@ int cmd_bench(int argc, char **argv)
     }
     measure_bus(ctx, r.copy_bytes, &r.pcie);
     int failed = 0;
-    for (int k = 0; k < 3; ++k) {
+    for (size_t k = 0; k < nfamilies; ++k) {
         if (!want[k])
             continue;
         first_call *f = &r.first[r.nfirst++];
-        f->kernel = kernel_names[k];
-        failed |= bench_first_call(device, f->kernel, &f->cold_ms, &f->warm_ms, f->error,
+        f->kernel = bench_families[k]->name;
+        failed |= bench_first_call(device, bench_families[k], &f->cold_ms, &f->warm_ms, f->error,
                                    sizeof f->error) != 0;
     }
-    bench_row rows[64];
-    r.rows = rows;
-    r.nrows = run_cases(ctx, &config, want, quick, rows, sizeof rows / sizeof rows[0], &failed);
+    for (size_t k = 0; k < nfamilies; ++k)
+        if (want[k])
+            failed |= bench_families[k]->run(ctx, &config, &r.rows);
     if (json)
         print_json(&r);
     else
         print_markdown(&r);
     clc_context_destroy(ctx);
+    *rp = r;
     return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
+
+static int run(int argc, char **argv)
+{
+    size_t nfamilies = 0;
+    while (bench_families[nfamilies])
+        ++nfamilies;
+    int *want = malloc(nfamilies * sizeof *want);
+    report r = {0};
+    r.first = calloc(nfamilies, sizeof *r.first);
+    if (!want || !r.first) {
+        free(want), free(r.first);
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t k = 0; k < nfamilies; ++k)
+        want[k] = 1;
+    const int rc = bench_run(nfamilies, want, &r, argc, argv);
+    free(want), free(r.first);
+    bench_rows_free(&r.rows);
+    return rc;
+}
+
+const cli_subcommand cli_command_bench = {
+    "bench",
+    "  bench [--kernels LIST] [--quick] [--json] [--device SEL]\n"
+    "                                    measure every kernel against the device's\n"
+    "                                    copy bandwidth and the serial C reference\n",
+    run};

@@ -184,10 +184,11 @@ void cli_stages_print(size_t items, double wall_seconds, size_t workers);
 
 /* ---- subcommands -------------------------------------------------------------------------- */
 
-int cmd_devices(int argc, char **argv);
-int cmd_gray(int argc, char **argv);
-int cmd_cloud(int argc, char **argv);
-int cmd_reduce(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
+/* A subcommand: tools/NAME.c defines cli_command_NAME, and clcompute.c's table lists it. */
+typedef struct cli_subcommand {
+    const char *name;
+    const char *summary;               /* its lines of `clcompute --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+} cli_subcommand;
 
 #endif

@@ -367,7 +367,7 @@ static int check_output(const char *path)
     return -1;
 }
 
-int cmd_cloud(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     const char *color_path = NULL, *intrinsics = NULL, *format = NULL;
     int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
@@ -503,3 +503,11 @@ done:
     cli_batch_free(&colors);
     return rc;
 }
+
+const cli_subcommand cli_command_cloud = {
+    "cloud",
+    "  cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F [...]\n"
+    "                                    depth image to point cloud (Open3D's)\n"
+    "  cloud DEPTH... -o OUTDIR --intrinsics FILE [--color DIR]\n"
+    "                                    many depth images, folders too\n",
+    run};

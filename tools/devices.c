@@ -167,7 +167,7 @@ static void usage(FILE *out)
         "fallback; '/' is the way to ask for one.\n");
 }
 
-int cmd_devices(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     int json = 0;
     const char *device = NULL;
@@ -242,3 +242,7 @@ int cmd_devices(int argc, char **argv)
     clc_device_list_destroy(list);
     return rc;
 }
+
+const cli_subcommand cli_command_devices = {
+    "devices", "  devices [--json] [--device SEL]   list OpenCL devices and the one selected\n",
+    run};

@@ -98,7 +98,7 @@ static int convert_item(clc_context *ctx, const cli_item *in, const char *out, v
     return convert_file(ctx, job, in->path, out);
 }
 
-int cmd_gray(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     cli_batch batch = {0};
     batch.accept = img_is_image_name;
@@ -190,3 +190,11 @@ done:
     cli_batch_free(&batch);
     return rc;
 }
+
+const cli_subcommand cli_command_gray = {
+    "gray",
+    "  gray IN OUT [--weights bt601|bt709] [--device SEL]\n"
+    "                                    convert an image to 8-bit gray (OpenCV's)\n"
+    "  gray IN... -o OUTDIR [--device all]\n"
+    "                                    many images, folders too, on every device\n",
+    run};

@@ -128,7 +128,7 @@ static void print_result(clc_reduce_op op, clc_dtype type, const clc_reduce_resu
         printf("%" PRIu64 "\n", r->u);
 }
 
-int cmd_reduce(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     static const char *const op_names[] = {"sum", "min", "max", "mean", "argmin", "argmax"};
     const char *path = NULL, *device = NULL, *type_text = NULL;
@@ -257,3 +257,9 @@ done:
     free(file);
     return rc;
 }
+
+const cli_subcommand cli_command_reduce = {
+    "reduce",
+    "  reduce FILE --op sum|min|max|mean|argmin|argmax [--type T]\n"
+    "                                    reduce a .npy or raw array (numpy's)\n",
+    run};

@@ -8,6 +8,7 @@
 #include "clcompute/runtime.h"
 #include "clcompute/copy.h"
 #include "clcompute/image.h"
+#include "clcompute/gray.h"
 #include "clcompute/cloud.h"
 #include "clcompute/reduce.h"
 #include "clcompute/batch.h"

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ref.h"
+#include "cloud.h"
 
 clc_ref_cloud clc__ref_cloud_params(double scale, double trunc, const clc_intrinsics *k,
                                     unsigned stride, size_t width, size_t height,

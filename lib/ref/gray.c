@@ -1,5 +1,5 @@
 /* Serial reference of the gray conversion. */
-#include "ref.h"
+#include "gray.h"
 
 /* OpenCV's fixed-point weights (imgproc/src/color.hpp: R2Y, G2Y, B2Y with 15 fractional bits):
  * written out here from OpenCV, apart from the library's own table, which they check. */

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ref.h"
+#include "reduce.h"
 
 static int is_float(clc_dtype type)
 {

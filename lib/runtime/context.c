@@ -57,6 +57,7 @@ static void context_free(clc_context *ctx)
     free(ctx->reason);
     free(ctx->cache_dir);
     free(ctx->last_error);
+    free(ctx->tuned);
     clc_mutex_destroy(&ctx->tune_lock);
     clc_mutex_destroy(&ctx->staging_lock);
     clc_mutex_destroy(&ctx->pinned_lock);

@@ -40,9 +40,13 @@ static int time_variant(clc_context *ctx, cl_command_queue queue, int variant, c
 static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_family *family,
                    void *arg)
 {
-    uint64_t best[CLC_TUNE_MAX_VARIANTS];
-    int ok[CLC_TUNE_MAX_VARIANTS];
     const int count = family->count;
+    uint64_t *best = malloc((size_t)count * sizeof *best);
+    int *ok = malloc((size_t)count * sizeof *ok);
+    if (!best || !ok) {
+        free(best), free(ok);
+        return -1;
+    }
     for (int v = 0; v < count; ++v)
         ok[v] = 1, best[v] = UINT64_MAX;
     for (int round = 0; round < 6; ++round) {
@@ -56,7 +60,9 @@ static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_fami
                 best[v] = t;
         }
     }
-    return clc__tune_choose(best, ok, count);
+    const int choice = clc__tune_choose(best, ok, count);
+    free(best), free(ok);
+    return choice;
 }
 
 /* The stored choice for key, or -1. */
@@ -76,10 +82,7 @@ static int load_choice(const clc_context *ctx, const char *key, const clc_tune_f
 
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
 {
-    /* A family with more variants than fastest() has room for is a bug of the library's: the
-     * default serves rather than a choice among some of them. */
-    if (ctx->switches[CLC_SW_TUNE].value == 0 || family->count < 1 ||
-        family->count > CLC_TUNE_MAX_VARIANTS)
+    if (ctx->switches[CLC_SW_TUNE].value == 0 || family->count < 1)
         return fallback;
     if (ctx->tune_peer)
         return clc__tune(ctx->tune_peer, family, fallback);
@@ -113,7 +116,15 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
     }
     free(key);
     const int variant = choice >= 0 ? choice : fallback;
-    if (ctx->tuned_count < sizeof ctx->tuned / sizeof ctx->tuned[0]) {
+    /* Remembered for the context's life; where even that allocation fails, the next call reads
+     * the choice from the disk cache again, the same choice more slowly. */
+    if (ctx->tuned_count == ctx->tuned_capacity) {
+        const size_t capacity = ctx->tuned_capacity ? 2 * ctx->tuned_capacity : 4;
+        clc_tuned *grown = realloc(ctx->tuned, capacity * sizeof *grown);
+        if (grown)
+            ctx->tuned = grown, ctx->tuned_capacity = capacity;
+    }
+    if (ctx->tuned_count < ctx->tuned_capacity) {
         ctx->tuned[ctx->tuned_count].family = family;
         ctx->tuned[ctx->tuned_count].variant = variant;
         ++ctx->tuned_count;
