@@ -83,6 +83,18 @@ static void embedded_source_carries_its_build_time_hash(void **state)
     assert_non_null(strstr(clc__source_copy.text, "__kernel void copy_f4"));
     assert_int_equal(strncmp(clc__source_copy.hash, "sha256:", 7), 0);
     assert_int_equal(strlen(clc__source_copy.hash), 7 + 64);
+    /* Every cl/ file is in the generated table, once, in name order, each with its own hash. */
+    assert_true(CLC_SOURCE_COUNT >= 4);
+    for (size_t i = 0; i < CLC_SOURCE_COUNT; ++i) {
+        const clc_embedded_source *s = clc__sources[i];
+        assert_int_equal(strlen(s->text), s->length);
+        assert_int_equal(strlen(s->hash), 7 + 64);
+        assert_non_null(strstr(s->text, "__kernel"));
+        if (i > 0) {
+            assert_true(strcmp(clc__sources[i - 1]->name, s->name) < 0);
+            assert_string_not_equal(clc__sources[i - 1]->hash, s->hash);
+        }
+    }
 }
 
 static void copy_bandwidth_is_measured(void **state)

@@ -275,15 +275,17 @@ clc_status clc_gray_enqueue(clc_context *ctx, const clc_image_desc *src, cl_mem 
                   num_events_in_wait_list, event_wait_list, event);
 }
 
-/* The pixels of each row of a device-side destination with pitch padding into host memory,
- * leaving the caller's padding bytes as they were. */
-static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_desc *dst,
-                        size_t pitch, void *host)
+/* clc_gray's launch: the plan's source description travels with it. */
+typedef struct gray_host {
+    const gray_plan *plan;
+    const clc_image_desc *src;
+} gray_host;
+
+static clc_status host_launch(clc_context *ctx, const void *arg, cl_mem src, cl_mem dst,
+                              int aligned)
 {
-    const size_t row = dst->width * clc_pixel_size(dst->format);
-    const size_t origin[3] = {0, 0, 0}, region[3] = {row, dst->height, 1};
-    return clEnqueueReadBufferRect(queue, buffer, CL_TRUE, origin, origin, region, pitch, 0, pitch,
-                                   0, host, 0, NULL, NULL);
+    const gray_host *h = arg;
+    return launch(ctx, h->plan, h->src, src, 0, dst, 0, aligned, 0, NULL, NULL);
 }
 
 clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src_data,
@@ -301,41 +303,7 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_gray: float destination memory is not 4-byte aligned");
 
-    /* Devices that share host memory work on the caller's memory in place; others get device
-     * buffers and explicit copies. */
-    const int in_place = clc__host_in_place(ctx);
-    /* A device-side destination holds whole rows: some drivers (NVIDIA) bound-check a rectangle
-     * read by height * pitch, not by the last byte it touches. */
-    const size_t padding = plan.dst_pitch - dst->width * clc_pixel_size(dst->format);
-    if (!in_place && plan.dst_bytes > SIZE_MAX - padding)
-        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_gray: destination too large");
-    const size_t dst_alloc = in_place ? plan.dst_bytes : plan.dst_bytes + padding;
-    cl_int err = CL_SUCCESS;
-    cl_mem src_buf = clc__host_input(ctx, src_data, plan.src_bytes, &err);
-    if (err != CL_SUCCESS)
-        return clc__cl_fail(ctx, err, "preparing the gray source");
-    cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
-    if (err != CL_SUCCESS) {
-        clReleaseMemObject(src_buf);
-        return clc__cl_fail(ctx, err, "clCreateBuffer(gray destination)");
-    }
-    int aligned = aligned16(0, plan.src_pitch, 0, plan.dst_pitch);
-    if (in_place)
-        aligned = aligned && aligned16((uintptr_t)src_data, 0, (uintptr_t)dst_data, 0);
-    st = launch(ctx, &plan, src, src_buf, 0, dst_buf, 0, aligned, 0, NULL, NULL);
-    if (st == CLC_SUCCESS) {
-        /* Off the device only the pixels of each row come back, never the pitch padding. */
-        const int dense = padding == 0 || dst->height == 1;
-        err = in_place || dense ? clc__host_sync(ctx, dst_buf, dst_data, plan.dst_bytes)
-                                : read_rows(ctx->queue, dst_buf, dst, plan.dst_pitch, dst_data);
-        if (err != CL_SUCCESS)
-            st = clc__cl_fail(ctx, err, "reading the gray destination back");
-    }
-    /* The caller's memory must not be in use once we return, whatever happened. */
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
-    clReleaseMemObject(dst_buf);
-    clReleaseMemObject(src_buf);
-    return st;
+    const gray_host h = {&plan, src};
+    return clc__image_host_call(ctx, "gray", src_data, plan.src_bytes, plan.src_pitch, dst,
+                                dst_data, plan.dst_bytes, plan.dst_pitch, host_launch, &h);
 }

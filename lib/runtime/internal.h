@@ -255,6 +255,22 @@ int clc__host_in_place(const clc_context *ctx);
  * own memory: never for memory from clc_host_alloc, which the device reaches directly. */
 int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read);
 
+/* ---- image operations on host memory (lib/ops/image.c) ---- */
+
+/* Enqueues an image operation planned in `plan` on the context's queue, from src to dst at
+ * offset 0; `aligned` promises 16-byte aligned rows. */
+typedef clc_status (*clc_image_launch)(clc_context *ctx, const void *plan, cl_mem src, cl_mem dst,
+                                       int aligned);
+/* The host-memory form of an image-to-image operation, arguments already checked: source and
+ * destination as buffers (the caller's memory in place where the device shares it, else staged
+ * or pinned transfers), `launch`, the destination's pixels back into dst_data (never the padding
+ * of its pitch), and a wait, so that the caller's memory is free on return. `what` ("gray")
+ * names the operation in messages. */
+clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *src_data,
+                                size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
+                                void *dst_data, size_t dst_bytes, size_t dst_pitch,
+                                clc_image_launch launch, const void *plan);
+
 /* ---- switches (switches.c) ---- */
 
 /* Reads every switch from the environment into ctx (context creation). */
