@@ -2,7 +2,7 @@
 """clcompute cloud against Open3D's PointCloud.create_from_depth_image / create_from_rgbd_image
 on a synthetic 640x480 depth frame: same point count and order, float32 agreement, same colours.
 Exit 77 (skipped) when open3d or numpy is not installed.
-    open3d_cloud.py CLCOMPUTE_TOOL WORKDIR"""
+    peer_cloud.py CLCOMPUTE_TOOL WORKDIR"""
 import os
 import subprocess
 import sys
