@@ -156,7 +156,7 @@ refused("cannot write '.*refused.ply.txt': point clouds are written as PLY or PC
 refused("truncated or corrupt PNG" "${DATA}/depth16_truncated.png" "${out}/refused.ply" ${K})
 refused("float32 depth in metres; --depth-scale is for 16-bit" "${DATA}/depth_m.npy"
         "${out}/refused.ply" ${K} --depth-scale 1000)
-refused("depth array .* is uint16 of 3 dimensions" "${DATA}/depth_rgb.npy" "${out}/refused.ply"
+refused("depth image .* is uint16 of 3 dimensions" "${DATA}/depth_rgb.npy" "${out}/refused.ply"
         ${K})
 refused("is int32 of 1 dimensions" "${DATA}/npy/i32_10.npy" "${out}/refused.ply" ${K})
 refused("directory" "${DATA}" "${out}/refused.ply" ${K})

@@ -13,8 +13,8 @@
 
 #include "cli.h"
 #include "image.h"
-#include "npy.h"
 #include "pcd.h"
+#include "plane.h"
 #include "ply.h"
 
 static void usage(FILE *out)
@@ -52,82 +52,31 @@ static void usage(FILE *out)
 }
 
 /* A depth frame: u16 sensor units or f32 metres, rows packed, in a per-thread buffer. */
-typedef struct depth_frame {
-    const void *values;
-    clc_pixel_format format; /* CLC_PIXEL_DEPTH_U16 or CLC_PIXEL_DEPTH_F32 */
-    int width, height;
-} depth_frame;
+typedef plane depth_frame;
 
-/* Depth from a .npy file as numpy users save it: 2-D (or H x W x 1) uint16 or float32. */
-static int load_depth_npy(const char *path, const unsigned char *file, size_t size,
-                          depth_frame *out)
-{
-    npy_info info;
-    char error[256];
-    if (npy_parse(file, size, &info, error, sizeof error) != 0) {
-        cli_error("'%s': %s", path, error);
-        return -1;
-    }
-    const int dims = info.ndim == 3 && info.shape[2] == 1 ? 2 : info.ndim;
-    if (dims != 2 || (info.type != CLC_DTYPE_U16 && info.type != CLC_DTYPE_F32) ||
-        info.shape[0] == 0 || info.shape[1] == 0 || info.shape[0] > INT32_MAX ||
-        info.shape[1] > INT32_MAX) {
-        cli_error("depth array '%s' is %s of %d dimensions; depth is a 2-D uint16 (sensor "
-                  "units) or float32 (metres) array, height x width",
-                  path, clc_dtype_name(info.type), info.ndim);
-        return -1;
-    }
-    const size_t h = info.shape[0], w = info.shape[1], esize = clc_dtype_size(info.type);
-    unsigned char *values = img_buffer(IMG_SLOT_0, w * h * esize);
-    if (!values)
-        return -1;
-    const unsigned char *data = file + info.data_offset;
-    if (!info.fortran_order) {
-        memcpy(values, data, w * h * esize);
-    } else { /* column-major in the file: element (y, x) at x * h + y */
-        for (size_t y = 0; y < h; ++y)
-            for (size_t x = 0; x < w; ++x)
-                memcpy(values + (y * w + x) * esize, data + (x * h + y) * esize, esize);
-    }
-    *out = (depth_frame){values,
-                         info.type == CLC_DTYPE_U16 ? CLC_PIXEL_DEPTH_U16 : CLC_PIXEL_DEPTH_F32,
-                         (int)w, (int)h};
-    return 0;
-}
-
-/* Loads a depth frame: a 16-bit PNG or PGM (8-bit only when allowed), or a .npy array. */
+/* Loads a depth frame: a 16-bit PNG or PGM (8-bit only when allowed, widened), or a .npy array
+ * of uint16 or float32 (uint8 as 8-bit images). */
 static int load_depth(const char *path, int allow_8bit, depth_frame *out)
 {
-    size_t size = 0;
-    const unsigned char *file = img_read_file(path, &size);
-    if (!file)
+    if (plane_read(path, "depth image", out) != 0)
         return -1;
-    if (npy_is_npy(file, size))
-        return load_depth_npy(path, file, size, out);
-    img image;
-    if (img_read(path, IMG_SLOT_0, 0, 1, &image) != 0)
-        return -1;
-    if (image.channels != 1) {
-        cli_error("depth image '%s' has %d channels; it needs one", path, image.channels);
-        return -1;
-    }
-    if (image.bits == 8 && !allow_8bit) {
+    if (out->format == CLC_PIXEL_GRAY8 && !allow_8bit) {
         cli_error("depth image '%s' is 8-bit; depth sensors write 16-bit PNGs (pass "
                   "--allow-8bit to use its values as sensor units)",
                   path);
         return -1;
     }
-    if (image.bits == 8) { /* widened in place, from the end */
-        const size_t n = (size_t)image.width * (size_t)image.height;
+    if (out->format == CLC_PIXEL_GRAY8) { /* widened in place, from the end */
+        const size_t n = (size_t)out->width * (size_t)out->height;
         uint16_t *wide = img_buffer(IMG_SLOT_0, n * 2);
         if (!wide)
             return -1;
         const unsigned char *narrow = (const unsigned char *)wide;
         for (size_t i = n; i-- > 0;)
             wide[i] = narrow[i];
-        image.pixels = (unsigned char *)wide;
+        out->values = wide;
+        out->format = CLC_PIXEL_DEPTH_U16;
     }
-    *out = (depth_frame){image.pixels, CLC_PIXEL_DEPTH_U16, image.width, image.height};
     return 0;
 }
 

@@ -630,6 +630,7 @@ typedef struct raw_gray {
     img_format format;
     const unsigned char *pixels;
     int width, height;
+    int bits; /* 8, or 16 (host byte order) for PGM */
 } raw_gray;
 
 static void to_file(void *context, void *data, int size)
@@ -672,20 +673,29 @@ static int write_raw(FILE *out, void *arg)
     }
     case IMG_TGA:
         return stbi_write_tga_to_func(to_file, out, j->width, j->height, 1, j->pixels) ? 0 : -1;
-    default: /* PGM */
-        fprintf(out, "P5\n%d %d\n255\n", j->width, j->height);
-        return fwrite(j->pixels, 1, bytes, out) == bytes ? 0 : -1;
+    default: /* PGM: 16-bit samples big-endian, as the format says */
+        fprintf(out, "P5\n%d %d\n%d\n", j->width, j->height, j->bits == 16 ? 65535 : 255);
+        if (j->bits == 8)
+            return fwrite(j->pixels, 1, bytes, out) == bytes ? 0 : -1;
+        for (size_t i = 0; i < bytes; ++i) {
+            uint16_t v;
+            memcpy(&v, j->pixels + 2 * i, 2);
+            if (putc(v >> 8, out) == EOF || putc(v & 255, out) == EOF)
+                return -1;
+        }
+        return 0;
     }
 }
 
 /* PNG as OpenCV's imwrite writes it by default: sub filter, zlib level 1, run-length strategy
  * (fast, and the same bytes of image data as OpenCV's). */
-static int encode_png(const unsigned char *pixels, int w, int h, void **png, size_t *size,
+static int encode_png(const unsigned char *pixels, int w, int h, int bits, void **png, size_t *size,
                       char *error, size_t error_size)
 {
     spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
     int err = ctx ? 0 : SPNG_EMEM;
-    struct spng_ihdr ihdr = {(uint32_t)w, (uint32_t)h, 8, SPNG_COLOR_TYPE_GRAYSCALE, 0, 0, 0};
+    struct spng_ihdr ihdr = {
+        (uint32_t)w, (uint32_t)h, (uint8_t)bits, SPNG_COLOR_TYPE_GRAYSCALE, 0, 0, 0};
     if (!err)
         err = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
     if (!err)
@@ -697,13 +707,39 @@ static int encode_png(const unsigned char *pixels, int w, int h, void **png, siz
     if (!err)
         err = spng_set_ihdr(ctx, &ihdr);
     if (!err)
-        err = spng_encode_image(ctx, pixels, (size_t)w * (size_t)h, SPNG_FMT_PNG,
-                                SPNG_ENCODE_FINALIZE);
+        err = spng_encode_image(ctx, pixels, (size_t)w * (size_t)h * (size_t)(bits / 8),
+                                SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE); /* host byte order */
     *png = err ? NULL : spng_get_png_buffer(ctx, size, &err);
     if (err)
         snprintf(error, error_size, "libspng cannot encode the PNG: %s", spng_strerror(err));
     spng_ctx_free(ctx);
     return err ? -1 : 0;
+}
+
+int img_write_gray16(const char *path, img_format format, const uint16_t *pixels, int width,
+                     int height, char *error, size_t error_size)
+{
+    if (format != IMG_PNG && format != IMG_PNM) {
+        snprintf(error, error_size, "cannot write '%s': 16-bit images are written as %s", path,
+                 IMG_WRITABLE16_LIST);
+        return -1;
+    }
+    const unsigned char *bytes = (const unsigned char *)pixels;
+    if (format == IMG_PNG) {
+        const unsigned long long t0 = cli_now_ns();
+        void *png = NULL;
+        size_t size = 0;
+        const int encoded_ok = encode_png(bytes, width, height, 16, &png, &size, error, error_size);
+        cli_stage_add(CLI_STAGE_ENCODE, t0);
+        if (encoded_ok != 0)
+            return -1;
+        encoded e = {png, size};
+        const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
+        free(png);
+        return rc;
+    }
+    raw_gray j = {format, bytes, width, height, 16};
+    return cli_write_atomic(path, write_raw, &j, error, error_size);
 }
 
 int img_write_gray(const char *path, img_format format, const unsigned char *pixels, int width,
@@ -718,7 +754,7 @@ int img_write_gray(const char *path, img_format format, const unsigned char *pix
     if (format == IMG_PNG) {
         void *png = NULL;
         size_t size = 0;
-        const int encoded_ok = encode_png(pixels, width, height, &png, &size, error, error_size);
+        const int encoded_ok = encode_png(pixels, width, height, 8, &png, &size, error, error_size);
         cli_stage_add(CLI_STAGE_ENCODE, t0);
         if (encoded_ok != 0)
             return -1;
@@ -753,6 +789,6 @@ int img_write_gray(const char *path, img_format format, const unsigned char *pix
         encoded e = {s->encoded.data, size};
         return cli_write_atomic(path, write_encoded, &e, error, error_size);
     }
-    raw_gray j = {format, pixels, width, height};
+    raw_gray j = {format, pixels, width, height, 8};
     return cli_write_atomic(path, write_raw, &j, error, error_size);
 }

@@ -11,6 +11,7 @@
 #define CLCOMPUTE_TOOL_IMAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum img_format {
     IMG_UNKNOWN = 0,
@@ -70,5 +71,9 @@ const unsigned char *img_read_file(const char *path, size_t *size);
  * the reason in error. */
 int img_write_gray(const char *path, img_format format, const unsigned char *pixels, int width,
                    int height, char *error, size_t error_size);
+/* The same for 16-bit gray (depth images: samples in host byte order), as PNG or PGM. */
+int img_write_gray16(const char *path, img_format format, const uint16_t *pixels, int width,
+                     int height, char *error, size_t error_size);
+#define IMG_WRITABLE16_LIST "png, pgm, pnm"
 
 #endif

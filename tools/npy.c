@@ -1,4 +1,4 @@
-/* .npy header parser: the dict literal NumPy writes, read strictly. */
+/* .npy headers: the dict literal NumPy writes, read strictly, and written as numpy writes it. */
 #include "npy.h"
 
 #include <ctype.h>
@@ -194,4 +194,25 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
         FAIL("the file holds %zu bytes of data; the shape needs %zu elements of %zu bytes",
              size - info->data_offset, info->count, esize);
     return 0;
+}
+
+int npy_header(char *out, size_t size, const char *descr, size_t rows, size_t cols)
+{
+    /* Version 1.0: magic, version, a 2-byte little-endian length, then the dict padded with
+     * spaces and a newline to a multiple of 64 bytes, as numpy writes it. */
+    char dict[96];
+    const int n = snprintf(dict, sizeof dict,
+                           "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr,
+                           rows, cols);
+    if (n < 0 || (size_t)n >= sizeof dict)
+        return -1;
+    const size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64, len = total - 10;
+    if (total > size || len > 65535)
+        return -1;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (char)(len & 255), out[9] = (char)(len >> 8);
+    memcpy(out + 10, dict, (size_t)n);
+    memset(out + 10 + n, ' ', len - (size_t)n - 1);
+    out[total - 1] = '\n';
+    return (int)total;
 }

@@ -1,4 +1,4 @@
-/* The header of NumPy's .npy files (format versions 1, 2 and 3). */
+/* The header of NumPy's .npy files: read (format versions 1, 2 and 3) and written (1.0). */
 #ifndef CLCOMPUTE_TOOL_NPY_H
 #define CLCOMPUTE_TOOL_NPY_H
 
@@ -26,6 +26,11 @@ typedef struct npy_info {
  */
 int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *error,
               size_t error_size);
+
+/* Writes the header of a version 1.0 .npy file of a C-order rows x cols array of `descr`
+ * ("<u2", "|u1", "<f4": little-endian data) into out; its length (a multiple of 64), or -1 when
+ * it does not fit in size bytes. */
+int npy_header(char *out, size_t size, const char *descr, size_t rows, size_t cols);
 
 /* Whether the bytes start as a .npy file does (the magic string). */
 int npy_is_npy(const unsigned char *file, size_t size);
