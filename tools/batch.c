@@ -110,6 +110,41 @@ int cli_batch_single(const cli_batch *b)
     return -1;
 }
 
+int cli_single_run(cli_batch *b, const char *format, int (*check)(const char *out, void *user),
+                   cli_convert convert, void *user)
+{
+    if (format) {
+        cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
+        return CLI_EXIT_USAGE;
+    }
+    const char *out = b->paths[1];
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("'%s' is a folder: give OUT a file name, or convert into the folder with -o '%s'",
+                  out, out);
+        return CLI_EXIT_USAGE;
+    }
+    if ((check && check(out, user) != 0) || cli_batch_single(b) != 0)
+        return CLI_EXIT_USAGE;
+    if (cli_interrupt_begin(NULL, NULL) != 0)
+        return CLI_EXIT_FAILURE;
+    cli_item item = {0};
+    item.path = (char *)b->paths[0];
+    const int rc = convert(NULL, &item, out, user) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    cli_interrupt_end();
+    return rc;
+}
+
+clc_context *cli_context(const char *device)
+{
+    clc_context_options options = {0};
+    options.device = device;
+    clc_context *ctx = NULL;
+    if (clc_context_create(&options, &ctx) != CLC_SUCCESS)
+        cli_error("%s", clc_last_error());
+    return ctx;
+}
+
 int cli_batch_path(cli_batch *b, const char *path)
 {
     const char **grown = realloc(b->paths, (b->npaths + 1) * sizeof *grown);

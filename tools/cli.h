@@ -162,6 +162,16 @@ typedef int (*cli_convert)(clc_context *ctx, const cli_item *in, const char *out
  * CLI_EXIT_INTERRUPTED after Ctrl-C. */
 int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user);
 
+/* Single-file mode, IN OUT (b->paths[0] and [1]): refuses --format, an OUT that is a folder, an
+ * OUT that check (when given) refuses with a message, and batch-only options, all before IN is
+ * read; takes Ctrl-C (no partial OUT is left) and converts with a NULL context (the converter
+ * makes one when it needs a device: cli_context). The exit code. */
+int cli_single_run(cli_batch *b, const char *format, int (*check)(const char *out, void *user),
+                   cli_convert convert, void *user);
+
+/* A context on `device` (NULL: CLCOMPUTE_DEVICE or the default); NULL after a message. */
+clc_context *cli_context(const char *device);
+
 /* A file's name without folder and extension: its start in *start, its length returned. */
 size_t cli_stem(const char *path, const char **start);
 

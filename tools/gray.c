@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <clcompute/clcompute.h>
 
@@ -61,15 +60,8 @@ static int convert_file(clc_context *ctx, const gray_job *job, const char *in, c
         for (size_t i = 0; i < pixels; ++i)
             gray[i] = image.pixels[i * (size_t)image.channels];
     } else {
-        if (!ctx) {
-            clc_context_options copts = {0};
-            copts.device = job->device;
-            if (clc_context_create(&copts, &own) != CLC_SUCCESS) {
-                cli_error("%s", clc_last_error());
-                goto done;
-            }
-            ctx = own;
-        }
+        if (!ctx && !(ctx = own = cli_context(job->device)))
+            goto done;
         const clc_image_desc src = {image.channels == 3 ? CLC_PIXEL_RGB8 : CLC_PIXEL_RGBA8,
                                     (size_t)image.width, (size_t)image.height, 0};
         const clc_image_desc dst = {CLC_PIXEL_GRAY8, (size_t)image.width, (size_t)image.height, 0};
@@ -96,6 +88,18 @@ done:
 static int convert_item(clc_context *ctx, const cli_item *in, const char *out, void *job)
 {
     return convert_file(ctx, job, in->path, out);
+}
+
+/* Single-file mode: OUT's name must say a format gray is written in. */
+static int check_output(const char *out, void *arg)
+{
+    gray_job *job = arg;
+    job->format = img_output_format(out);
+    if (job->format != IMG_UNKNOWN)
+        return 0;
+    cli_error("cannot write '%s': its extension names no image format this tool writes (%s)", out,
+              IMG_WRITABLE_LIST);
+    return -1;
 }
 
 static int run(int argc, char **argv)
@@ -156,33 +160,7 @@ static int run(int argc, char **argv)
         batch.devices = job.device;
         rc = cli_batch_run(&batch, ext, convert_item, &job);
     } else if (batch.npaths == 2) {
-        if (format) {
-            cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
-            goto done;
-        }
-        const char *out = batch.paths[1];
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-            cli_error("'%s' is a folder: give OUT a file name, or convert into the folder with "
-                      "-o '%s'",
-                      out, out);
-            goto done;
-        }
-        job.format = img_output_format(out);
-        if (job.format == IMG_UNKNOWN) {
-            cli_error("cannot write '%s': its extension names no image format this tool writes "
-                      "(%s)",
-                      out, IMG_WRITABLE_LIST);
-            goto done;
-        }
-        if (cli_batch_single(&batch) != 0)
-            goto done;
-        if (cli_interrupt_begin(NULL, NULL) != 0) {
-            rc = CLI_EXIT_FAILURE;
-            goto done;
-        }
-        rc = convert_file(NULL, &job, batch.paths[0], out) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
-        cli_interrupt_end();
+        rc = cli_single_run(&batch, format, check_output, convert_item, &job);
     } else {
         cli_error("give IN OUT, or inputs and -o OUTDIR (see clcompute gray --help)");
     }
