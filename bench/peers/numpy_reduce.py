@@ -11,8 +11,10 @@ except ImportError as e:  # optional peer
     print(f"numpy peer skipped: {e}")
     sys.exit(0)
 
-sizes = [int(s) for s in sys.argv[1].split(",")] if len(sys.argv) > 1 else [1, 16, 64, 256]
-repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+# Arguments: [REPEATS [SIZES]], as every peer (bench/reproduce.sh passes REPEATS); SIZES in Mi
+# elements, comma-separated.
+repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+sizes = [int(s) for s in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1, 16, 64, 256]
 print(f"numpy {np.__version__}, median of {repeats}\n")
 print("| op | size | ms | GB/s |\n| --- | --- | --- | --- |")
 rng = np.random.default_rng(3)

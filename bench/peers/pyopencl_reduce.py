@@ -16,8 +16,10 @@ except ImportError as e:  # optional peer
     print(f"pyopencl peer skipped: {e}")
     sys.exit(0)
 
-sizes = [int(s) for s in sys.argv[1].split(",")] if len(sys.argv) > 1 else [16, 64]
-repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+# Arguments: [REPEATS [SIZES]], as every peer (bench/reproduce.sh passes REPEATS); SIZES in Mi
+# elements, comma-separated.
+repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+sizes = [int(s) for s in sys.argv[2].split(",")] if len(sys.argv) > 2 else [16, 64]
 want = os.environ.get("CLCOMPUTE_DEVICE", "").lower()
 devices = [d for p in cl.get_platforms() for d in p.get_devices()]
 pick = next((d for d in devices if want and (want in d.name.lower()
