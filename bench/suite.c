@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 /* Each family's bench/suite_NAME.c defines bench_family_NAME. */
-extern const bench_family bench_family_gray, bench_family_cloud, bench_family_reduce;
+extern const bench_family bench_family_gray, bench_family_cloud, bench_family_reduce,
+    bench_family_median;
 const bench_family *const bench_families[] = {&bench_family_gray, &bench_family_cloud,
-                                              &bench_family_reduce, NULL};
+                                              &bench_family_reduce, &bench_family_median, NULL};
 
 const bench_family *bench_family_find(const char *name, size_t len)
 {

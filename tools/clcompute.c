@@ -9,10 +9,10 @@
 
 /* The subcommands, in the order of the usage text. */
 extern const cli_subcommand cli_command_devices, cli_command_gray, cli_command_cloud,
-    cli_command_reduce, cli_command_bench;
+    cli_command_reduce, cli_command_median, cli_command_bench;
 static const cli_subcommand *const commands[] = {&cli_command_devices, &cli_command_gray,
-                                                 &cli_command_cloud, &cli_command_reduce,
-                                                 &cli_command_bench};
+                                                 &cli_command_cloud,   &cli_command_reduce,
+                                                 &cli_command_median,  &cli_command_bench};
 
 static void usage(FILE *out)
 {

@@ -11,6 +11,7 @@
 #include "clcompute/gray.h"
 #include "clcompute/cloud.h"
 #include "clcompute/reduce.h"
+#include "clcompute/median.h"
 #include "clcompute/batch.h"
 
 #endif
