@@ -9,7 +9,10 @@ tool=$1 data=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 
-for cmd in devices gray cloud reduce bench; do
+# Every subcommand the top-level help lists (a new one is checked without an edit here).
+cmds=$("$tool" --help | awk '/^commands:/ {f = 1; next} /^$/ {f = 0} f && /^  [a-z]+ / && !seen[$1]++ {print $1}')
+echo "$cmds" | grep -q median || fail "the top-level help lists no median command: $cmds"
+for cmd in $cmds; do
     for h in -h --help; do
         "$tool" $cmd $h > "$work/out" 2> "$work/err" || fail "$cmd $h: exit $?"
         grep -q "^usage: clcompute $cmd" "$work/out" || fail "$cmd $h: no usage on stdout"
@@ -92,4 +95,29 @@ done
 [ $? -eq 2 ] && grep -q "option --device needs a value" "$work/err" || fail "--device ''"
 "$tool" bench --kernels "gray,,cloud" 2> "$work/err"
 [ $? -eq 2 ] && grep -q "unknown kernel ''" "$work/err" || fail "--kernels gray,,cloud"
+# The median filter on files: 16-bit PNG to 16-bit PNG and to .npy, 8-bit PNG, float .npy only to
+# .npy, a window without a centre, a batch.
+"$tool" median "$data/depth16.png" "$work/m16.png" || fail "median of a 16-bit PNG"
+"$tool" median "$work/m16.png" "$work/m16.npy" --ksize 3 || fail "median to .npy"
+head -c 8 "$work/m16.npy" | grep -q "NUMPY" || fail "median .npy output has no numpy header"
+"$tool" median "$data/gray.png" "$work/m8.pgm" || fail "median of an 8-bit PNG to PGM"
+head -c 2 "$work/m8.pgm" | grep -q "P5" || fail "median PGM output"
+"$tool" median "$data/depth_m.npy" "$work/mf.npy" || fail "median of float32 metres"
+"$tool" median "$data/depth_m.npy" "$work/mf.png" 2> "$work/err"
+[ $? -eq 1 ] && grep -q "written as npy" "$work/err" && [ ! -e "$work/mf.png" ] ||
+    fail "float median into PNG: $(cat "$work/err")"
+"$tool" median "$data/depth16.png" "$work/k4.png" --ksize 4 2> "$work/err"
+[ $? -eq 2 ] && grep -q "needs a centre" "$work/err" && [ ! -e "$work/k4.png" ] ||
+    fail "--ksize 4: $(cat "$work/err")"
+"$tool" median "$data/depth16.png" "$work/k7.png" --ksize 7 2> "$work/err"
+[ $? -eq 2 ] && [ ! -e "$work/k7.png" ] || fail "--ksize 7 accepted"
+"$tool" median "$data/rgb.png" "$work/rgb.png" 2> "$work/err"
+[ $? -eq 1 ] && grep -q "has 3 channels; it needs one" "$work/err" || fail "median of RGB"
+"$tool" median "$data/depth16.png" "$work/m.jpg" 2> "$work/err"
+[ $? -eq 2 ] && [ ! -e "$work/m.jpg" ] || fail "median into .jpg: $(cat "$work/err")"
+mkdir -p "$work/min" && cp "$data/depth16.png" "$data/gray.png" "$work/min/" &&
+    cp "$data/depth16.npy" "$work/min/d2.npy"
+"$tool" median "$work/min" -o "$work/mout" --format npy --quiet 2> "$work/err" ||
+    fail "median batch: $(cat "$work/err")"
+[ "$(ls "$work/mout" | wc -l)" -eq 3 ] || fail "median batch wrote $(ls "$work/mout")"
 echo "tool command line OK"
