@@ -1,0 +1,76 @@
+/* A colour image file to gray: read a binary PPM (P6, 8-bit), convert with clc_gray, write a PGM.
+ *
+ *   gray_file IN.ppm OUT.pgm [SELECTOR]
+ *
+ * The library never touches files; this example reads and writes the simplest image format by
+ * hand (the clcompute tool does PNG, JPEG and more with libspng and libjpeg-turbo). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <clcompute/clcompute.h>
+
+/* The pixels of a binary 8-bit PPM, or NULL after a message. */
+static unsigned char *read_ppm(const char *path, size_t *w, size_t *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return NULL;
+    }
+    unsigned width = 0, height = 0, maxval = 0;
+    unsigned char *rgb = NULL;
+    if (fscanf(f, "P6 %u %u %u", &width, &height, &maxval) != 3 || maxval != 255 ||
+        fgetc(f) == EOF || width == 0 || height == 0) {
+        fprintf(stderr, "%s: not a binary 8-bit PPM (P6, maxval 255)\n", path);
+    } else if (!(rgb = malloc((size_t)width * height * 3))) {
+        fprintf(stderr, "out of memory\n");
+    } else if (fread(rgb, 3, (size_t)width * height, f) != (size_t)width * height) {
+        fprintf(stderr, "%s: truncated\n", path);
+        free(rgb);
+        rgb = NULL;
+    }
+    fclose(f);
+    *w = width, *h = height;
+    return rgb;
+}
+
+static int write_pgm(const char *path, const unsigned char *gray, size_t w, size_t h)
+{
+    FILE *out = fopen(path, "wb");
+    int failed = !out || fprintf(out, "P5\n%zu %zu\n255\n", w, h) < 0 ||
+                 fwrite(gray, 1, w * h, out) != w * h;
+    if (out && fclose(out) != 0)
+        failed = 1;
+    if (failed)
+        perror(path);
+    return failed ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: gray_file IN.ppm OUT.pgm [SELECTOR]\n");
+        return 2;
+    }
+    size_t w = 0, h = 0;
+    unsigned char *rgb = read_ppm(argv[1], &w, &h), *gray = rgb ? malloc(w * h) : NULL;
+    if (!gray) {
+        free(rgb);
+        return 1;
+    }
+    clc_context_options options = {0};
+    options.device = argc > 3 ? argv[3] : NULL;
+    clc_context *ctx = NULL;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, w, h, 0}, dst = {CLC_PIXEL_GRAY8, w, h, 0};
+    int rc = 1;
+    if (clc_context_create(&options, &ctx) != CLC_SUCCESS ||
+        clc_gray(ctx, &src, rgb, &dst, gray, NULL) != CLC_SUCCESS)
+        fprintf(stderr, "gray_file: %s\n", clc_last_error());
+    else if (write_pgm(argv[2], gray, w, h) == 0)
+        rc = 0;
+    if (rc == 0)
+        printf("%s: %zu x %zu, gray on %s\n", argv[2], w, h, clc_context_device(ctx)->name);
+    clc_context_destroy(ctx);
+    free(rgb), free(gray);
+    return rc;
+}
