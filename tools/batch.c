@@ -72,8 +72,14 @@ static int parse_shard(cli_batch *b, const char *text)
     return 0;
 }
 
-int cli_batch_option(cli_batch *b, cli_args *a)
+int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out))
 {
+    if (kind == CLI_POSITIONAL)
+        return cli_batch_path(b, a->arg) != 0 ? -1 : 1;
+    if (cli_is(a, "--help")) {
+        usage(stdout);
+        return CLI_ARG_HELP;
+    }
     if (cli_is(a, "-o") || cli_is(a, "--output")) {
         return (b->outdir = cli_value(a)) ? 1 : -1;
     } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
@@ -92,6 +98,10 @@ int cli_batch_option(cli_batch *b, cli_args *a)
     } else if (cli_is(a, "--shard")) {
         const char *v = cli_value(a);
         return !v || parse_shard(b, v) != 0 ? -1 : 1;
+    } else if (cli_is(a, "--device")) {
+        return (b->devices = cli_value(a)) ? 1 : -1;
+    } else if (cli_is(a, "--format")) {
+        return (b->format = cli_value(a)) ? 1 : -1;
     }
     return 0;
 }
@@ -110,10 +120,10 @@ int cli_batch_single(const cli_batch *b)
     return -1;
 }
 
-int cli_single_run(cli_batch *b, const char *format, int (*check)(const char *out, void *user),
-                   cli_convert convert, void *user)
+int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_convert convert,
+                   void *user)
 {
-    if (format) {
+    if (b->format) {
         cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
         return CLI_EXIT_USAGE;
     }
@@ -133,6 +143,28 @@ int cli_single_run(cli_batch *b, const char *format, int (*check)(const char *ou
     const int rc = convert(NULL, &item, out, user) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
     cli_interrupt_end();
     return rc;
+}
+
+int cli_files_run(cli_batch *b, const char *default_format,
+                  int (*format_ok)(const char *ext, void *user),
+                  int (*check)(const char *out, void *user), cli_convert convert, void *user)
+{
+    if (b->outdir) {
+        const char *f = b->format ? b->format + (b->format[0] == '.') : default_format;
+        char ext[16];
+        if (strlen(f) >= sizeof ext - 1) {
+            cli_error("--format '%s' is not a format %s writes", b->format, cli_command());
+            return CLI_EXIT_USAGE;
+        }
+        snprintf(ext, sizeof ext, ".%s", f);
+        if (format_ok && format_ok(ext, user) != 0)
+            return CLI_EXIT_USAGE;
+        return cli_batch_run(b, ext, convert, user);
+    }
+    if (b->npaths == 2)
+        return cli_single_run(b, check, convert, user);
+    cli_error("give IN OUT, or inputs and -o OUTDIR (see %s --help)", cli_command());
+    return CLI_EXIT_USAGE;
 }
 
 clc_context *cli_context(const char *device)

@@ -115,7 +115,8 @@ typedef struct cli_batch {
     cli_item *items; /* expanded by cli_batch_run (or cli_batch_expand) */
     size_t count;
     const char *outdir;
-    const char *devices;     /* selector list; NULL: CLCOMPUTE_DEVICE or the default */
+    const char *devices;     /* --device: selector list; NULL: CLCOMPUTE_DEVICE or the default */
+    const char *format;      /* --format: the outputs' type in a batch (NULL: the default) */
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
     unsigned workers;        /* workers a device; 0: one a host core */
     int quiet, recursive, stats;
@@ -141,9 +142,12 @@ typedef struct cli_batch {
     "  --stats             where the time went, stage by stage, at the end\n"                      \
     "  --quiet             errors only\n"
 
-/* Consumes a batch option (-o, --recursive, --cpu-partitions, --workers, --shard, --stats,
- * --quiet); 1 if it was one, 0 if not, -1 after a message for a bad value. */
-int cli_batch_option(cli_batch *b, cli_args *a);
+/* Consumes an argument every file command shares: a path (positional), -h/--help (prints
+ * usage on stdout), the batch options (-o, --recursive, --cpu-partitions, --workers, --shard,
+ * --stats, --quiet), --device and --format. 1 if it was one, 0 if not, CLI_ARG_HELP after the
+ * usage, -1 after a message for a bad value. */
+enum { CLI_ARG_HELP = 2 };
+int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out));
 /* For single-file mode: 0, or -1 after a message when a batch-only option was given. */
 int cli_batch_single(const cli_batch *b);
 /* Keeps a path argument. */
@@ -166,8 +170,16 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
  * OUT that check (when given) refuses with a message, and batch-only options, all before IN is
  * read; takes Ctrl-C (no partial OUT is left) and converts with a NULL context (the converter
  * makes one when it needs a device: cli_context). The exit code. */
-int cli_single_run(cli_batch *b, const char *format, int (*check)(const char *out, void *user),
-                   cli_convert convert, void *user);
+int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_convert convert,
+                   void *user);
+
+/* Runs a file command once its arguments are read: a batch (-o OUTDIR) writing OUTDIR/NAME.EXT,
+ * EXT from --format (a leading '.' allowed) or default_format, which format_ok (when given)
+ * accepts or refuses after a message; or single-file mode (cli_single_run) for exactly IN OUT;
+ * anything else is a usage message. The exit code. */
+int cli_files_run(cli_batch *b, const char *default_format,
+                  int (*format_ok)(const char *ext, void *user),
+                  int (*check)(const char *out, void *user), cli_convert convert, void *user);
 
 /* A context on `device` (NULL: CLCOMPUTE_DEVICE or the default); NULL after a message. */
 clc_context *cli_context(const char *device);

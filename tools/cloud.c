@@ -318,7 +318,7 @@ static int check_output(const char *path)
 
 static int run(int argc, char **argv)
 {
-    const char *color_path = NULL, *intrinsics = NULL, *format = NULL;
+    const char *color_path = NULL, *intrinsics = NULL;
     int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
     double k[4] = {NAN, NAN, NAN, NAN};
     static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
@@ -341,13 +341,11 @@ static int run(int argc, char **argv)
         }
         if (matched)
             continue;
-        if (kind == CLI_POSITIONAL) {
-            if (cli_batch_path(&batch, a.arg) != 0)
+        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
+            if (opt == CLI_ARG_HELP)
+                rc = CLI_EXIT_OK;
+            if (opt != 1)
                 goto done;
-        } else if (cli_is(&a, "--help")) {
-            usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto done;
         } else if (cli_is(&a, "--depth-scale")) {
             if (cli_number(&a, CLI_POSITIVE, &job.options.depth_scale) != 0)
                 goto done;
@@ -362,15 +360,6 @@ static int run(int argc, char **argv)
                 goto done;
         } else if (cli_is(&a, "--intrinsics")) {
             if (!(intrinsics = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--device")) {
-            if (!(job.device = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--format")) {
-            if (!(format = cli_value(&a)))
-                goto done;
-        } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
-            if (opt < 0)
                 goto done;
         } else if (cli_is(&a, "--organized")) {
             if (cli_flag(&a) != 0)
@@ -389,6 +378,7 @@ static int run(int argc, char **argv)
             goto done;
         }
     }
+    job.device = batch.devices; /* single-file mode makes its context there */
     job.quiet = batch.quiet;
     if (!batch.outdir && batch.npaths != 2) {
         cli_error("give DEPTH OUT.ply, or depth images and -o OUTDIR (see clcompute cloud "
@@ -397,7 +387,7 @@ static int run(int argc, char **argv)
     }
     if (!batch.outdir && check_output(batch.paths[1]) != 0)
         goto done;
-    if (!batch.outdir && format) {
+    if (!batch.outdir && batch.format) {
         cli_error("--format is for batches (-o OUTDIR); OUT's extension names its format");
         goto done;
     }
@@ -424,14 +414,13 @@ static int run(int argc, char **argv)
             rc = CLI_EXIT_FAILURE;
             goto done;
         }
-        batch.devices = job.device;
         job.quiet = 1; /* the progress line speaks for the batch */
-        const char *ext = !format || strcasecmp(format, "ply") == 0 ? ".ply"
-                          : strcasecmp(format, "pcd") == 0          ? ".pcd"
-                                                                    : NULL;
+        const char *ext = !batch.format || strcasecmp(batch.format, "ply") == 0 ? ".ply"
+                          : strcasecmp(batch.format, "pcd") == 0                ? ".pcd"
+                                                                                : NULL;
         if (!ext) {
             cli_error("--format '%s' is not a point cloud format this tool writes (ply, pcd)",
-                      format);
+                      batch.format);
             goto done;
         }
         rc = cli_batch_run(&batch, ext, convert_item, &job);

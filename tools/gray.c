@@ -90,6 +90,17 @@ static int convert_item(clc_context *ctx, const cli_item *in, const char *out, v
     return convert_file(ctx, job, in->path, out);
 }
 
+/* Batches: --format must name a format gray is written in. */
+static int format_ok(const char *ext, void *arg)
+{
+    gray_job *job = arg;
+    job->format = img_output_format(ext);
+    if (job->format != IMG_UNKNOWN)
+        return 0;
+    cli_error("--format '%s' is not a format this tool writes (%s)", ext + 1, IMG_WRITABLE_LIST);
+    return -1;
+}
+
 /* Single-file mode: OUT's name must say a format gray is written in. */
 static int check_output(const char *out, void *arg)
 {
@@ -109,18 +120,15 @@ static int run(int argc, char **argv)
     batch.kind = "images";
     batch.extensions = IMG_IMAGE_EXTENSIONS;
     gray_job job = {{CLC_GRAY_BT601}, IMG_PNG, NULL};
-    const char *format = NULL;
     int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
     cli_args a;
     cli_args_init(&a, argc, argv);
     while ((kind = cli_next(&a)) != CLI_END) {
-        if (kind == CLI_POSITIONAL) {
-            if (cli_batch_path(&batch, a.arg) != 0)
+        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
+            if (opt == CLI_ARG_HELP)
+                rc = CLI_EXIT_OK;
+            if (opt != 1)
                 goto done;
-        } else if (cli_is(&a, "--help")) {
-            usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto done;
         } else if (cli_is(&a, "--weights")) {
             const char *w = cli_value(&a);
             if (!w)
@@ -133,37 +141,13 @@ static int run(int argc, char **argv)
                 cli_error("unknown weights '%s' (bt601 or bt709)", w);
                 goto done;
             }
-        } else if (cli_is(&a, "--device")) {
-            if (!(job.device = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--format")) {
-            if (!(format = cli_value(&a)))
-                goto done;
-        } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
-            if (opt < 0)
-                goto done;
         } else {
             rc = cli_unknown(&a);
             goto done;
         }
     }
-    if (batch.outdir) {
-        char ext[16];
-        const char *f = format ? format + (format[0] == '.') : "png"; /* "--format .jpg" too */
-        snprintf(ext, sizeof ext, ".%s", f);
-        job.format = img_output_format(ext);
-        if (job.format == IMG_UNKNOWN || strlen(f) >= 8) {
-            cli_error("--format '%s' is not a format this tool writes (%s)", format,
-                      IMG_WRITABLE_LIST);
-            goto done;
-        }
-        batch.devices = job.device;
-        rc = cli_batch_run(&batch, ext, convert_item, &job);
-    } else if (batch.npaths == 2) {
-        rc = cli_single_run(&batch, format, check_output, convert_item, &job);
-    } else {
-        cli_error("give IN OUT, or inputs and -o OUTDIR (see clcompute gray --help)");
-    }
+    job.device = batch.devices; /* single-file mode makes its context there */
+    rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
 done:
     cli_batch_free(&batch);
     return rc;

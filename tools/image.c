@@ -716,6 +716,23 @@ static int encode_png(const unsigned char *pixels, int w, int h, int bits, void 
     return err ? -1 : 0;
 }
 
+/* Encodes (timed as the encode stage) and writes a gray PNG of 8 or 16 bits. */
+static int write_png(const char *path, const unsigned char *pixels, int width, int height, int bits,
+                     char *error, size_t error_size)
+{
+    const unsigned long long t0 = cli_now_ns();
+    void *png = NULL;
+    size_t size = 0;
+    const int encoded_ok = encode_png(pixels, width, height, bits, &png, &size, error, error_size);
+    cli_stage_add(CLI_STAGE_ENCODE, t0);
+    if (encoded_ok != 0)
+        return -1;
+    encoded e = {png, size};
+    const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
+    free(png);
+    return rc;
+}
+
 int img_write_gray16(const char *path, img_format format, const uint16_t *pixels, int width,
                      int height, char *error, size_t error_size)
 {
@@ -725,19 +742,8 @@ int img_write_gray16(const char *path, img_format format, const uint16_t *pixels
         return -1;
     }
     const unsigned char *bytes = (const unsigned char *)pixels;
-    if (format == IMG_PNG) {
-        const unsigned long long t0 = cli_now_ns();
-        void *png = NULL;
-        size_t size = 0;
-        const int encoded_ok = encode_png(bytes, width, height, 16, &png, &size, error, error_size);
-        cli_stage_add(CLI_STAGE_ENCODE, t0);
-        if (encoded_ok != 0)
-            return -1;
-        encoded e = {png, size};
-        const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
-        free(png);
-        return rc;
-    }
+    if (format == IMG_PNG)
+        return write_png(path, bytes, width, height, 16, error, error_size);
     raw_gray j = {format, bytes, width, height, 16};
     return cli_write_atomic(path, write_raw, &j, error, error_size);
 }
@@ -750,19 +756,9 @@ int img_write_gray(const char *path, img_format format, const unsigned char *pix
                  path, IMG_WRITABLE_LIST);
         return -1;
     }
+    if (format == IMG_PNG)
+        return write_png(path, pixels, width, height, 8, error, error_size);
     const unsigned long long t0 = cli_now_ns();
-    if (format == IMG_PNG) {
-        void *png = NULL;
-        size_t size = 0;
-        const int encoded_ok = encode_png(pixels, width, height, 8, &png, &size, error, error_size);
-        cli_stage_add(CLI_STAGE_ENCODE, t0);
-        if (encoded_ok != 0)
-            return -1;
-        encoded e = {png, size};
-        const int rc = cli_write_atomic(path, write_encoded, &e, error, error_size);
-        free(png);
-        return rc;
-    }
     if (format == IMG_JPEG) {
         scratch *s = this_thread();
         if (!s || (!s->encoder && !(s->encoder = tjInitCompress()))) {

@@ -66,6 +66,16 @@ static int convert_item(clc_context *ctx, const cli_item *in, const char *out, v
     return plane_write(out, &p);
 }
 
+/* Batches: --format must be png, pgm or npy. */
+static int format_ok(const char *ext, void *arg)
+{
+    (void)arg;
+    if (strcmp(ext, ".png") == 0 || strcmp(ext, ".pgm") == 0 || strcmp(ext, ".npy") == 0)
+        return 0;
+    cli_error("--format '%s' is not one of png, pgm, npy", ext + 1);
+    return -1;
+}
+
 /* Single-file mode: OUT's name must say a format planes are written in. */
 static int check_output(const char *out, void *arg)
 {
@@ -83,18 +93,15 @@ static int run(int argc, char **argv)
     batch.kind = "images";
     batch.extensions = IMG_DEPTH_EXTENSIONS;
     median_job job = {5, NULL};
-    const char *format = NULL;
     int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
     cli_args a;
     cli_args_init(&a, argc, argv);
     while ((kind = cli_next(&a)) != CLI_END) {
-        if (kind == CLI_POSITIONAL) {
-            if (cli_batch_path(&batch, a.arg) != 0)
+        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
+            if (opt == CLI_ARG_HELP)
+                rc = CLI_EXIT_OK;
+            if (opt != 1)
                 goto done;
-        } else if (cli_is(&a, "--help")) {
-            usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto done;
         } else if (cli_is(&a, "--ksize")) {
             if (cli_whole(&a, 3, 5, &job.ksize) != 0)
                 goto done;
@@ -102,35 +109,13 @@ static int run(int argc, char **argv)
                 cli_error("--ksize 4: the window needs a centre; use 3 or 5");
                 goto done;
             }
-        } else if (cli_is(&a, "--device")) {
-            if (!(job.device = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--format")) {
-            if (!(format = cli_value(&a)))
-                goto done;
-        } else if ((opt = cli_batch_option(&batch, &a)) != 0) {
-            if (opt < 0)
-                goto done;
         } else {
             rc = cli_unknown(&a);
             goto done;
         }
     }
-    if (batch.outdir) {
-        const char *f = format ? format + (format[0] == '.') : "png";
-        if (strcmp(f, "png") != 0 && strcmp(f, "pgm") != 0 && strcmp(f, "npy") != 0) {
-            cli_error("--format '%s' is not one of png, pgm, npy", format);
-            goto done;
-        }
-        char ext[8];
-        snprintf(ext, sizeof ext, ".%s", f);
-        batch.devices = job.device;
-        rc = cli_batch_run(&batch, ext, convert_item, &job);
-    } else if (batch.npaths == 2) {
-        rc = cli_single_run(&batch, format, check_output, convert_item, &job);
-    } else {
-        cli_error("give IN OUT, or inputs and -o OUTDIR (see clcompute median --help)");
-    }
+    job.device = batch.devices; /* single-file mode makes its context there */
+    rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
 done:
     cli_batch_free(&batch);
     return rc;
