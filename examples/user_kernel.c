@@ -49,12 +49,12 @@ int main(int argc, char **argv)
         y = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hy, hy, &err);
     const float a = 0.5f;
     const size_t global = N;
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, 0, sizeof a, &a);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, 1, sizeof x, &x);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, 2, sizeof y, &y);
+    const struct {
+        size_t size;
+        const void *value;
+    } args[] = {{sizeof a, &a}, {sizeof x, &x}, {sizeof y, &y}};
+    for (cl_uint i = 0; i < 3 && err == CL_SUCCESS; ++i)
+        err = clSetKernelArg(kernel, i, args[i].size, args[i].value);
     cl_command_queue q = clc_context_cl_queue(ctx);
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);

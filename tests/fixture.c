@@ -134,3 +134,39 @@ clc_reduce_result fixture_reduce_on_device(clc_context *ctx, clc_reduce_op op, c
     assert_int_equal(clc_reduce_decode(op, type, words, count, &got), 0);
     return got;
 }
+
+fixture_image fixture_image_new(clc_pixel_format format, size_t w, size_t h, size_t extra_pitch)
+{
+    fixture_image im;
+    im.desc =
+        (clc_image_desc){format, w, h, extra_pitch ? w * clc_pixel_size(format) + extra_pitch : 0};
+    assert_int_equal(clc_image_span(&im.desc, &im.span), CLC_SUCCESS);
+    im.block = malloc(im.span + 2 * FIXTURE_GUARD_BYTES);
+    assert_non_null(im.block);
+    memset(im.block, FIXTURE_GUARD, im.span + 2 * FIXTURE_GUARD_BYTES);
+    im.data = im.block + FIXTURE_GUARD_BYTES;
+    return im;
+}
+
+void fixture_image_free(fixture_image *im)
+{
+    free(im->block);
+    im->block = im->data = NULL;
+}
+
+void fixture_assert_guards(const fixture_image *im)
+{
+    for (size_t i = 0; i < FIXTURE_GUARD_BYTES; ++i) {
+        assert_int_equal(im->block[i], FIXTURE_GUARD);
+        assert_int_equal(im->data[im->span + i], FIXTURE_GUARD);
+    }
+}
+
+void fixture_assert_padding(const fixture_image *im)
+{
+    const size_t row = im->desc.width * clc_pixel_size(im->desc.format);
+    const size_t pitch = im->desc.pitch ? im->desc.pitch : row;
+    for (size_t y = 0; y + 1 < im->desc.height; ++y)
+        for (size_t x = row; x < pitch; ++x)
+            assert_int_equal(im->data[y * pitch + x], FIXTURE_GUARD);
+}

@@ -11,6 +11,23 @@
 
 #include <clcompute/clcompute.h>
 
+/* A host image inside FIXTURE_GUARD_BYTES of guard on each side, every byte (pitch padding
+ * included) starting as FIXTURE_GUARD, so that writes outside the pixels show. */
+#define FIXTURE_GUARD 0xA5
+#define FIXTURE_GUARD_BYTES 64
+typedef struct fixture_image {
+    clc_image_desc desc;
+    size_t span;
+    uint8_t *block; /* guard | span | guard */
+    uint8_t *data;  /* 16-byte aligned, as malloc gives */
+} fixture_image;
+/* extra_pitch: bytes of padding a row (0: packed rows, pitch 0). */
+fixture_image fixture_image_new(clc_pixel_format format, size_t w, size_t h, size_t extra_pitch);
+void fixture_image_free(fixture_image *im);
+/* The guards before and after the span, and the padding between rows, are untouched. */
+void fixture_assert_guards(const fixture_image *im);
+void fixture_assert_padding(const fixture_image *im);
+
 /* A fresh empty directory under the build tree's test area; the caller frees the string. */
 char *fixture_temp_dir(const char *tag);
 

@@ -9,8 +9,7 @@
 
 #include "../lib/ref/gray.h"
 
-#define GUARD 0xA5
-#define GUARD_BYTES 64
+#define GUARD FIXTURE_GUARD
 
 static const clc_pixel_format formats[] = {CLC_PIXEL_RGB8, CLC_PIXEL_BGR8, CLC_PIXEL_RGBA8,
                                            CLC_PIXEL_BGRA8};
@@ -23,58 +22,13 @@ static uint8_t next_byte(void)
     return (uint8_t)(rng >> 24);
 }
 
-/* A host image with GUARD_BYTES of guard before and after its span. */
-typedef struct host_image {
-    clc_image_desc desc;
-    size_t span;
-    uint8_t *block; /* guard | span | guard */
-    uint8_t *data;
-} host_image;
-
-static host_image image_new(clc_pixel_format format, size_t w, size_t h, size_t extra_pitch)
-{
-    host_image im;
-    im.desc =
-        (clc_image_desc){format, w, h, extra_pitch ? w * clc_pixel_size(format) + extra_pitch : 0};
-    assert_int_equal(clc_image_span(&im.desc, &im.span), CLC_SUCCESS);
-    /* 16-byte aligned data, as malloc gives, so both kernel paths get exercised by pitches. */
-    im.block = malloc(im.span + 2 * GUARD_BYTES);
-    assert_non_null(im.block);
-    memset(im.block, GUARD, im.span + 2 * GUARD_BYTES);
-    im.data = im.block + GUARD_BYTES;
-    return im;
-}
-
-static void image_fill_random(host_image *im)
+static void image_fill_random(fixture_image *im)
 {
     for (size_t i = 0; i < im->span; ++i)
         im->data[i] = next_byte();
 }
 
-static void image_free(host_image *im)
-{
-    free(im->block);
-}
-
-static void assert_guards(const host_image *im)
-{
-    for (size_t i = 0; i < GUARD_BYTES; ++i) {
-        assert_int_equal(im->block[i], GUARD);
-        assert_int_equal(im->data[im->span + i], GUARD);
-    }
-}
-
-/* Padding bytes between rows keep the guard pattern. */
-static void assert_padding_untouched(const host_image *im)
-{
-    const size_t row = im->desc.width * clc_pixel_size(im->desc.format);
-    const size_t pitch = im->desc.pitch ? im->desc.pitch : row;
-    for (size_t y = 0; y + 1 < im->desc.height; ++y)
-        for (size_t x = row; x < pitch; ++x)
-            assert_int_equal(im->data[y * pitch + x], GUARD);
-}
-
-static void assert_same_pixels(const host_image *a, const host_image *b, double tolerance)
+static void assert_same_pixels(const fixture_image *a, const fixture_image *b, double tolerance)
 {
     const size_t pitch_a =
         a->desc.pitch ? a->desc.pitch : a->desc.width * clc_pixel_size(a->desc.format);
@@ -100,21 +54,23 @@ static void assert_same_pixels(const host_image *a, const host_image *b, double 
 }
 
 /* Converts with clc_gray and with the reference; both outputs must agree and keep guards. */
-static void check_host(clc_context *ctx, host_image *src, clc_pixel_format out_format,
+static void check_host(clc_context *ctx, fixture_image *src, clc_pixel_format out_format,
                        size_t out_extra_pitch, clc_gray_weights weights)
 {
-    host_image out = image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
-    host_image ref = image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
+    fixture_image out =
+        fixture_image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
+    fixture_image ref =
+        fixture_image_new(out_format, src->desc.width, src->desc.height, out_extra_pitch);
     clc_gray_options options = {weights};
     clc_status st = clc_gray(ctx, &src->desc, src->data, &out.desc, out.data, &options);
     if (st != CLC_SUCCESS)
         fail_msg("clc_gray: %s", clc_last_error());
     clc__ref_gray(&src->desc, src->data, &ref.desc, ref.data, weights);
     assert_same_pixels(&out, &ref, 1e-6);
-    assert_guards(&out);
-    assert_padding_untouched(&out);
-    image_free(&out);
-    image_free(&ref);
+    fixture_assert_guards(&out);
+    fixture_assert_padding(&out);
+    fixture_image_free(&out);
+    fixture_image_free(&ref);
 }
 
 static void every_width_format_pitch_and_weight_matches_the_reference(void **state)
@@ -124,11 +80,11 @@ static void every_width_format_pitch_and_weight_matches_the_reference(void **sta
     for (size_t f = 0; f < 4; ++f)
         for (size_t w = 1; w <= 67; ++w)
             for (size_t p = 0; p < sizeof extra_pitches / sizeof extra_pitches[0]; ++p) {
-                host_image src = image_new(formats[f], w, 3, extra_pitches[p]);
+                fixture_image src = fixture_image_new(formats[f], w, 3, extra_pitches[p]);
                 image_fill_random(&src);
                 check_host(ctx, &src, CLC_PIXEL_GRAY8, extra_pitches[(p + 2) % 5],
                            weight_sets[(w + p) % 2]);
-                image_free(&src);
+                fixture_image_free(&src);
             }
 }
 
@@ -137,10 +93,10 @@ static void float_output_matches_the_reference(void **state)
     clc_context *ctx = *state;
     for (size_t f = 0; f < 4; ++f)
         for (size_t w = 1; w <= 67; w += 3) {
-            host_image src = image_new(formats[f], w, 4, w % 2 ? 5 : 0);
+            fixture_image src = fixture_image_new(formats[f], w, 4, w % 2 ? 5 : 0);
             image_fill_random(&src);
             check_host(ctx, &src, CLC_PIXEL_GRAY_F32, w % 3 ? 8 : 0, weight_sets[w % 2]);
-            image_free(&src);
+            fixture_image_free(&src);
         }
 }
 
@@ -161,13 +117,13 @@ static void extremes_and_opencv_reference_values(void **state)
 
     for (int value = 0; value <= 255; value += 255) {
         for (size_t f = 0; f < 4; ++f) {
-            host_image im = image_new(formats[f], 53, 7, 0);
+            fixture_image im = fixture_image_new(formats[f], 53, 7, 0);
             memset(im.data, value, im.span);
-            host_image g = image_new(CLC_PIXEL_GRAY8, 53, 7, 0);
+            fixture_image g = fixture_image_new(CLC_PIXEL_GRAY8, 53, 7, 0);
             assert_int_equal(clc_gray(ctx, &im.desc, im.data, &g.desc, g.data, NULL), CLC_SUCCESS);
             for (size_t i = 0; i < g.span; ++i)
                 assert_int_equal(g.data[i], value);
-            host_image fl = image_new(CLC_PIXEL_GRAY_F32, 53, 7, 0);
+            fixture_image fl = fixture_image_new(CLC_PIXEL_GRAY_F32, 53, 7, 0);
             assert_int_equal(clc_gray(ctx, &im.desc, im.data, &fl.desc, fl.data, NULL),
                              CLC_SUCCESS);
             for (size_t i = 0; i < 53 * 7; ++i) {
@@ -175,9 +131,9 @@ static void extremes_and_opencv_reference_values(void **state)
                 memcpy(&v, fl.data + 4 * i, 4);
                 assert_true(v == (value ? 1.0f : 0.0f));
             }
-            image_free(&im);
-            image_free(&g);
-            image_free(&fl);
+            fixture_image_free(&im);
+            fixture_image_free(&g);
+            fixture_image_free(&fl);
         }
     }
 }
@@ -185,10 +141,10 @@ static void extremes_and_opencv_reference_values(void **state)
 static void large_image_matches_the_reference(void **state)
 {
     clc_context *ctx = *state;
-    host_image src = image_new(CLC_PIXEL_BGR8, 1923, 1081, 0);
+    fixture_image src = fixture_image_new(CLC_PIXEL_BGR8, 1923, 1081, 0);
     image_fill_random(&src);
     check_host(ctx, &src, CLC_PIXEL_GRAY8, 0, CLC_GRAY_BT601);
-    image_free(&src);
+    fixture_image_free(&src);
 }
 
 /* ---- device buffers ---- */
@@ -210,19 +166,19 @@ static void device_buffers_at_any_offset_match_the_reference(void **state)
         for (size_t o = 0; o < 5; ++o)
             for (size_t w = 13; w <= 67; w += 27) {
                 const size_t so = offsets[o][0], doff = offsets[o][1];
-                host_image src = image_new(formats[f], w, 5, o % 2 ? 7 : 0);
+                fixture_image src = fixture_image_new(formats[f], w, 5, o % 2 ? 7 : 0);
                 image_fill_random(&src);
-                host_image ref = image_new(CLC_PIXEL_GRAY8, w, 5, o % 3 ? 0 : 9);
+                fixture_image ref = fixture_image_new(CLC_PIXEL_GRAY8, w, 5, o % 3 ? 0 : 9);
                 clc__ref_gray(&src.desc, src.data, &ref.desc, ref.data, CLC_GRAY_BT601);
 
                 uint8_t *src_block = malloc(so + src.span);
                 assert_non_null(src_block);
                 memcpy(src_block + so, src.data, src.span);
                 cl_mem a = device_copy(ctx, src_block, so + src.span);
-                uint8_t *dst_block = malloc(doff + ref.span + GUARD_BYTES);
+                uint8_t *dst_block = malloc(doff + ref.span + FIXTURE_GUARD_BYTES);
                 assert_non_null(dst_block);
-                memset(dst_block, GUARD, doff + ref.span + GUARD_BYTES);
-                cl_mem b = device_copy(ctx, dst_block, doff + ref.span + GUARD_BYTES);
+                memset(dst_block, GUARD, doff + ref.span + FIXTURE_GUARD_BYTES);
+                cl_mem b = device_copy(ctx, dst_block, doff + ref.span + FIXTURE_GUARD_BYTES);
 
                 cl_event done = NULL;
                 clc_status st = clc_gray_enqueue(ctx, &src.desc, a, so, &ref.desc, b, doff, NULL, 0,
@@ -231,17 +187,17 @@ static void device_buffers_at_any_offset_match_the_reference(void **state)
                     fail_msg("clc_gray_enqueue: %s", clc_last_error());
                 assert_non_null(done);
                 assert_int_equal(clEnqueueReadBuffer(clc_context_cl_queue(ctx), b, CL_TRUE, 0,
-                                                     doff + ref.span + GUARD_BYTES, dst_block, 1,
-                                                     &done, NULL),
+                                                     doff + ref.span + FIXTURE_GUARD_BYTES,
+                                                     dst_block, 1, &done, NULL),
                                  CL_SUCCESS);
                 clReleaseEvent(done);
                 for (size_t i = 0; i < doff; ++i)
                     assert_int_equal(dst_block[i], GUARD);
-                for (size_t i = 0; i < GUARD_BYTES; ++i)
+                for (size_t i = 0; i < FIXTURE_GUARD_BYTES; ++i)
                     assert_int_equal(dst_block[doff + ref.span + i], GUARD);
-                host_image got = ref;
+                fixture_image got = ref;
                 got.data = dst_block + doff;
-                host_image want = ref;
+                fixture_image want = ref;
                 assert_same_pixels(&got, &want, 0.0);
                 /* Row padding in the device buffer is untouched too. */
                 const size_t pitch = ref.desc.pitch ? ref.desc.pitch : w;
@@ -253,17 +209,17 @@ static void device_buffers_at_any_offset_match_the_reference(void **state)
                 clReleaseMemObject(b);
                 free(src_block);
                 free(dst_block);
-                image_free(&src);
-                image_free(&ref);
+                fixture_image_free(&src);
+                fixture_image_free(&ref);
             }
 }
 
 static void enqueue_waits_for_its_event_list(void **state)
 {
     clc_context *ctx = *state;
-    host_image src = image_new(CLC_PIXEL_RGB8, 40, 4, 0);
+    fixture_image src = fixture_image_new(CLC_PIXEL_RGB8, 40, 4, 0);
     image_fill_random(&src);
-    host_image ref = image_new(CLC_PIXEL_GRAY8, 40, 4, 0);
+    fixture_image ref = fixture_image_new(CLC_PIXEL_GRAY8, 40, 4, 0);
     clc__ref_gray(&src.desc, src.data, &ref.desc, ref.data, CLC_GRAY_BT601);
     cl_int err = CL_SUCCESS;
     cl_event gate = clCreateUserEvent(clc_context_cl_context(ctx), &err);
@@ -289,8 +245,8 @@ static void enqueue_waits_for_its_event_list(void **state)
     clReleaseEvent(gate);
     clReleaseMemObject(a);
     clReleaseMemObject(b);
-    image_free(&src);
-    image_free(&ref);
+    fixture_image_free(&src);
+    fixture_image_free(&ref);
 }
 
 /* ---- misuse ---- */

@@ -10,8 +10,7 @@
 
 #include "../lib/ref/median.h"
 
-#define GUARD 0xA5
-#define GUARD_BYTES 64
+#define GUARD FIXTURE_GUARD
 
 static const clc_pixel_format formats[] = {CLC_PIXEL_GRAY8, CLC_PIXEL_DEPTH_U16, CLC_PIXEL_GRAY_F32,
                                            CLC_PIXEL_DEPTH_F32};
@@ -23,30 +22,10 @@ static uint32_t next(void)
     return rng >> 8;
 }
 
-/* A host image inside guard bytes; pitch padding (extra bytes a row) stays GUARD. */
-typedef struct host_image {
-    clc_image_desc desc;
-    size_t span;
-    uint8_t *block, *data;
-} host_image;
-
-static host_image image_new(clc_pixel_format f, size_t w, size_t h, size_t extra)
-{
-    host_image im;
-    const size_t bpp = clc_pixel_size(f);
-    im.desc = (clc_image_desc){f, w, h, extra ? w * bpp + extra : 0};
-    assert_int_equal(clc_image_span(&im.desc, &im.span), CLC_SUCCESS);
-    im.block = malloc(im.span + 2 * GUARD_BYTES);
-    assert_non_null(im.block);
-    memset(im.block, GUARD, im.span + 2 * GUARD_BYTES);
-    im.data = im.block + GUARD_BYTES;
-    return im;
-}
-
 /* Values with many ties (depth images have runs of equal values and zeros), and for floats some
  * NaN and infinities; never -0.0, which the kernel orders before +0.0 but the reference, comparing
  * values, holds equal to it. */
-static void fill(host_image *im, int with_nan)
+static void fill(fixture_image *im, int with_nan)
 {
     const size_t bpp = clc_pixel_size(im->desc.format);
     const size_t pitch = im->desc.pitch ? im->desc.pitch : im->desc.width * bpp;
@@ -70,17 +49,9 @@ static void fill(host_image *im, int with_nan)
         }
 }
 
-static void assert_guards(const host_image *im)
-{
-    for (size_t i = 0; i < GUARD_BYTES; ++i) {
-        assert_int_equal(im->block[i], GUARD);
-        assert_int_equal(im->data[im->span + i], GUARD);
-    }
-}
-
 /* Pixels equal to the reference: bytes for integers, value (or both NaN) for floats; the pitch
  * padding of dst untouched. */
-static void assert_matches(const host_image *got, const host_image *want)
+static void assert_matches(const fixture_image *got, const fixture_image *want)
 {
     const size_t bpp = clc_pixel_size(got->desc.format), w = got->desc.width;
     const size_t pitch = got->desc.pitch ? got->desc.pitch : w * bpp;
@@ -99,7 +70,7 @@ static void assert_matches(const host_image *got, const host_image *want)
         for (size_t i = w * bpp; i < pitch && y + 1 < got->desc.height; ++i)
             assert_int_equal(g[i], GUARD);
     }
-    assert_guards(got);
+    fixture_assert_guards(got);
 }
 
 static void equals_reference_everywhere(void **state)
@@ -111,16 +82,16 @@ static void equals_reference_everywhere(void **state)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
                 for (size_t extra = 0; extra <= 8; extra += 8) {
                     const size_t w = sizes[s][0], h = sizes[s][1];
-                    host_image src = image_new(formats[f], w, h, extra);
-                    host_image dst = image_new(formats[f], w, h, extra);
-                    host_image ref = image_new(formats[f], w, h, extra);
+                    fixture_image src = fixture_image_new(formats[f], w, h, extra);
+                    fixture_image dst = fixture_image_new(formats[f], w, h, extra);
+                    fixture_image ref = fixture_image_new(formats[f], w, h, extra);
                     fill(&src, 1);
                     clc__ref_median(&src.desc, src.data, &ref.desc, ref.data, k);
                     if (clc_median(ctx, &src.desc, src.data, &dst.desc, dst.data, k) != CLC_SUCCESS)
                         fail_msg("%s", clc_last_error());
                     assert_matches(&dst, &ref);
-                    assert_guards(&src);
-                    free(src.block), free(dst.block), free(ref.block);
+                    fixture_assert_guards(&src);
+                    fixture_image_free(&src), fixture_image_free(&dst), fixture_image_free(&ref);
                 }
 }
 
@@ -163,8 +134,8 @@ static void enqueue_on_buffers(void **state)
 {
     clc_context *ctx = *state;
     enum { W = 33, H = 19, OFF = 64 };
-    host_image src = image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
-    host_image ref = image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
+    fixture_image src = fixture_image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
+    fixture_image ref = fixture_image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
     fill(&src, 0);
     clc__ref_median(&src.desc, src.data, &ref.desc, ref.data, 5);
     cl_context cl = clc_context_cl_context(ctx);
@@ -183,7 +154,7 @@ static void enqueue_on_buffers(void **state)
         CLC_SUCCESS);
     assert_non_null(done);
     assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    host_image got = image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
+    fixture_image got = fixture_image_new(CLC_PIXEL_DEPTH_U16, W, H, 6);
     memcpy(got.data, src.data, src.span); /* padding as the source's: GUARD */
     const size_t row = W * 2, origin[3] = {0, 0, 0}, region[3] = {row, H, 1};
     const size_t at[3] = {OFF, 0, 0};
@@ -196,7 +167,7 @@ static void enqueue_on_buffers(void **state)
                      CLC_ERROR_INVALID_ARGUMENT);
     clReleaseEvent(done), clReleaseEvent(gate);
     clReleaseMemObject(in), clReleaseMemObject(out);
-    free(src.block), free(ref.block), free(got.block);
+    fixture_image_free(&src), fixture_image_free(&ref), fixture_image_free(&got);
 }
 
 static void misuse_is_refused_and_nothing_written(void **state)
