@@ -1,8 +1,9 @@
 /* Median filter of a one-channel image, with the semantics of OpenCV's medianBlur for the sizes
  * it supports on every depth (3 and 5): each output pixel is the median of the K x K window
- * around it, with the image's border replicated (coordinates clamped). For finite values the
- * median is unique, so any correct selection gives OpenCV's result bit for bit. Floats order
- * NaN after every number (numpy's sort), so a window of NaNs and numbers has a defined median.
+ * around it, with the image's border replicated (coordinates clamped). The median's value is
+ * unique, so any correct selection gives OpenCV's value (a zero's sign aside: -0.0 sorts before
+ * +0.0 here, OpenCV holds them equal). Floats order NaN after every number (numpy's sort), so a
+ * window of NaNs and numbers has a defined median.
  *
  * Build options: -DT=uchar, ushort or float; -DK=3 or 5; -DVEC=n (pixels a work-item: 2 to 16);
  * -DIS_FLOAT for float.

@@ -9,6 +9,20 @@
 
 #include <clcompute/clcompute.h>
 
+/* The next number of a PPM header, skipping white space and # comments; 0 when there is none. */
+static unsigned header_number(FILE *f)
+{
+    int c;
+    while ((c = fgetc(f)) == '#' || (c != EOF && (c == ' ' || c == '\t' || c == '\r' || c == '\n')))
+        if (c == '#')
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+    unsigned long n = 0;
+    for (; c >= '0' && c <= '9' && n < 100000; c = fgetc(f))
+        n = n * 10 + (unsigned)(c - '0');
+    return c == EOF || n >= 100000 ? 0 : (unsigned)n; /* the one white space after it is read */
+}
+
 /* The pixels of a binary 8-bit PPM, or NULL after a message. */
 static unsigned char *read_ppm(const char *path, size_t *w, size_t *h)
 {
@@ -17,13 +31,14 @@ static unsigned char *read_ppm(const char *path, size_t *w, size_t *h)
         perror(path);
         return NULL;
     }
-    unsigned width = 0, height = 0, maxval = 0;
     unsigned char *rgb = NULL;
-    if (fscanf(f, "P6 %u %u %u", &width, &height, &maxval) != 3 || maxval != 255 ||
-        fgetc(f) == EOF || width == 0 || height == 0) {
-        fprintf(stderr, "%s: not a binary 8-bit PPM (P6, maxval 255)\n", path);
+    const int magic = fgetc(f) == 'P' && fgetc(f) == '6';
+    const unsigned width = magic ? header_number(f) : 0, height = magic ? header_number(f) : 0;
+    const unsigned maxval = width && height ? header_number(f) : 0;
+    if (!width || !height || maxval != 255) {
+        fprintf(stderr, "%s: not a binary 8-bit PPM (P6, sides 1 to 99999, maxval 255)\n", path);
     } else if (!(rgb = malloc((size_t)width * height * 3))) {
-        fprintf(stderr, "out of memory\n");
+        fprintf(stderr, "%s: no memory for %u x %u pixels\n", path, width, height);
     } else if (fread(rgb, 3, (size_t)width * height, f) != (size_t)width * height) {
         fprintf(stderr, "%s: truncated\n", path);
         free(rgb);

@@ -12,8 +12,13 @@
 
 enum { N = 4096 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        fprintf(stderr, "usage: %s (no arguments: the first device of the first platform)\n",
+                argv[0]);
+        return 2;
+    }
     cl_platform_id platform = NULL;
     cl_device_id device = NULL;
     cl_int err = clGetPlatformIDs(1, &platform, NULL);

@@ -107,14 +107,18 @@ head -c 2 "$work/m8.pgm" | grep -q "P5" || fail "median PGM output"
 [ $? -eq 1 ] && grep -q "written as npy" "$work/err" && [ ! -e "$work/mf.png" ] ||
     fail "float median into PNG: $(cat "$work/err")"
 "$tool" median "$data/depth16.png" "$work/k4.png" --ksize 4 2> "$work/err"
-[ $? -eq 2 ] && grep -q "needs a centre" "$work/err" && [ ! -e "$work/k4.png" ] ||
+[ $? -eq 2 ] && grep -q "the sizes are 3 and 5" "$work/err" && [ ! -e "$work/k4.png" ] ||
     fail "--ksize 4: $(cat "$work/err")"
 "$tool" median "$data/depth16.png" "$work/k7.png" --ksize 7 2> "$work/err"
 [ $? -eq 2 ] && [ ! -e "$work/k7.png" ] || fail "--ksize 7 accepted"
 "$tool" median "$data/rgb.png" "$work/rgb.png" 2> "$work/err"
-[ $? -eq 1 ] && grep -q "has 3 channels; it needs one" "$work/err" || fail "median of RGB"
+[ $? -eq 1 ] && grep -q "is a colour image; it needs one channel" "$work/err" || fail "median of RGB"
 "$tool" median "$data/depth16.png" "$work/m.jpg" 2> "$work/err"
 [ $? -eq 2 ] && [ ! -e "$work/m.jpg" ] || fail "median into .jpg: $(cat "$work/err")"
+cp "$data/gray.png" "$work/self.png"
+"$tool" median "$work/self.png" "$work/self.png" 2> "$work/err"
+[ $? -eq 2 ] && grep -q "the input itself" "$work/err" && cmp -s "$data/gray.png" "$work/self.png" ||
+    fail "an output replacing its input: $(cat "$work/err")"
 mkdir -p "$work/min" && cp "$data/depth16.png" "$data/gray.png" "$work/min/" &&
     cp "$data/depth16.npy" "$work/min/d2.npy"
 "$tool" median "$work/min" -o "$work/mout" --format npy --quiet 2> "$work/err" ||

@@ -120,7 +120,7 @@ endfunction()
 
 refused("colour image .*color_10x10.png. is 10 x 10 but depth is 37 x 23" "${DATA}/depth16.png" "${out}/refused.ply" ${K} --color "${DATA}/color_10x10.png")
 refused("8-bit" "${DATA}/gray.png" "${out}/refused.ply" ${K})
-refused("channels" "${DATA}/rgb.png" "${out}/refused.ply" ${K})
+refused("one channel" "${DATA}/rgb.png" "${out}/refused.ply" ${K})
 refused("--fy .or --intrinsics FILE. is required" "${DATA}/depth16.png" "${out}/refused.ply" --fx 1 --cx 1 --cy 1)
 # Every numeric option: zero, negative, NaN, infinity and trailing garbage are refused by name
 # (zero is not "the default": --depth-scale 0 once meant 1000 silently).
@@ -156,9 +156,9 @@ refused("cannot write '.*refused.ply.txt': point clouds are written as PLY or PC
 refused("truncated or corrupt PNG" "${DATA}/depth16_truncated.png" "${out}/refused.ply" ${K})
 refused("float32 depth in metres; --depth-scale is for 16-bit" "${DATA}/depth_m.npy"
         "${out}/refused.ply" ${K} --depth-scale 1000)
-refused("depth image .* is uint16 of 3 dimensions" "${DATA}/depth_rgb.npy" "${out}/refused.ply"
+refused("depth image .* is uint16 with 3 dimensions" "${DATA}/depth_rgb.npy" "${out}/refused.ply"
         ${K})
-refused("is int32 of 1 dimensions" "${DATA}/npy/i32_10.npy" "${out}/refused.ply" ${K})
+refused("is int32 with 1 dimension;" "${DATA}/npy/i32_10.npy" "${out}/refused.ply" ${K})
 refused("directory" "${DATA}" "${out}/refused.ply" ${K})
 refused("cannot create" "${DATA}/depth16.png" "${out}/no/dir/refused.ply" ${K})
 message(STATUS "tool cloud: ${n} points; all refusals clean")

@@ -134,6 +134,14 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
                   out, out);
         return CLI_EXIT_USAGE;
     }
+    struct stat in_st;
+    if (stat(out, &st) == 0 && stat(b->paths[0], &in_st) == 0 && st.st_dev == in_st.st_dev &&
+        st.st_ino == in_st.st_ino) {
+        cli_error("'%s' is the input itself: the output would replace it (as a batch refuses "
+                  "too); write elsewhere",
+                  out);
+        return CLI_EXIT_USAGE;
+    }
     if ((check && check(out, user) != 0) || cli_batch_single(b) != 0)
         return CLI_EXIT_USAGE;
     if (cli_interrupt_begin(NULL, NULL) != 0)

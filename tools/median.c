@@ -10,23 +10,24 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: clcompute median IN OUT [--ksize 3|5] [--device SEL]\n"
-            "       clcompute median IN... -o OUTDIR [--format png|pgm|npy] [batch options]\n"
-            "\n"
-            "Replaces each pixel by the median of the KSIZE x KSIZE window around it (borders\n"
-            "replicated), bit-exact with OpenCV's cv2.medianBlur(IN, KSIZE): the usual clean-up\n"
-            "of a depth camera's speckle before clcompute cloud. Zeros (no reading) count as\n"
-            "values, as in OpenCV. IN: a one-channel PNG or PGM of 8 or 16 bits, or a 2-D .npy\n"
-            "array of uint8, uint16 or float32 (NaN sorts after every number, as in numpy).\n"
-            "OUT keeps IN's type, in the format its extension names: png or pgm (8 and 16 bits)\n"
-            "or npy (any). Files appear whole or not at all.\n"
-            "\n"
-            "  --ksize N      window size, 3 or 5 (default 5: OpenCV's sizes for every depth)\n"
-            "  --device SEL   the device (clcompute devices --help)\n"
-            "  -h, --help     this text\n"
-            "With -o: every IN (a folder means its .png, .pgm and .npy files) becomes\n"
-            "OUTDIR/NAME.png (or --format), as for clcompute gray -o.\n" CLI_BATCH_OPTIONS);
+    fprintf(
+        out,
+        "usage: clcompute median IN OUT [--ksize 3|5] [--device SEL]\n"
+        "       clcompute median IN... -o OUTDIR [--format png|pgm|npy] [batch options]\n"
+        "\n"
+        "Replaces each pixel by the median of the KSIZE x KSIZE window around it (borders\n"
+        "replicated): the same values as OpenCV's cv2.medianBlur(IN, KSIZE), the usual clean-up\n"
+        "of a depth camera's speckle before clcompute cloud. Zeros (no reading) count as\n"
+        "values, as in OpenCV. IN: a one-channel PNG or PGM of 8 or 16 bits, or a 2-D .npy\n"
+        "array of uint8, uint16 or float32 (NaN sorts after every number, as in numpy).\n"
+        "OUT keeps IN's type, in the format its extension names: png or pgm (8 and 16 bits)\n"
+        "or npy (any). Files appear whole or not at all.\n"
+        "\n"
+        "  --ksize N      window size: 3 or 5 (OpenCV's sizes for every depth); default 5\n"
+        "  --device SEL   the device (clcompute devices --help)\n"
+        "  -h, --help     this text\n"
+        "With -o: every IN (a folder means its .png, .pgm and .npy files) becomes\n"
+        "OUTDIR/NAME.png (or --format), as for clcompute gray -o.\n" CLI_BATCH_OPTIONS);
 }
 
 typedef struct median_job {
@@ -103,10 +104,11 @@ static int run(int argc, char **argv)
             if (opt != 1)
                 goto done;
         } else if (cli_is(&a, "--ksize")) {
-            if (cli_whole(&a, 3, 5, &job.ksize) != 0)
+            if (cli_whole(&a, 1, 255, &job.ksize) != 0)
                 goto done;
-            if (job.ksize == 4) {
-                cli_error("--ksize 4: the window needs a centre; use 3 or 5");
+            if (job.ksize != 3 && job.ksize != 5) {
+                cli_error("--ksize %u: the sizes are 3 and 5 (OpenCV's for every depth)",
+                          job.ksize);
                 goto done;
             }
         } else {

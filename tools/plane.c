@@ -21,11 +21,16 @@ static int read_npy(const char *path, const char *what, const unsigned char *fil
     const int dims = info.ndim == 3 && info.shape[2] == 1 ? 2 : info.ndim;
     const int typed =
         info.type == CLC_DTYPE_U8 || info.type == CLC_DTYPE_U16 || info.type == CLC_DTYPE_F32;
-    if (dims != 2 || !typed || info.shape[0] == 0 || info.shape[1] == 0 ||
-        info.shape[0] > INT32_MAX || info.shape[1] > INT32_MAX) {
-        cli_error("%s '%s' is %s of %d dimensions; it must be a 2-D uint8, uint16 or float32 "
+    if (dims != 2 || !typed) {
+        cli_error("%s '%s' is %s with %d dimension%s; it must be a 2-D uint8, uint16 or float32 "
                   "array, height x width",
-                  what, path, clc_dtype_name(info.type), info.ndim);
+                  what, path, clc_dtype_name(info.type), info.ndim, info.ndim == 1 ? "" : "s");
+        return -1;
+    }
+    if (info.shape[0] == 0 || info.shape[1] == 0 || info.shape[0] > INT32_MAX ||
+        info.shape[1] > INT32_MAX) {
+        cli_error("%s '%s' is %zu x %zu: %s", what, path, info.shape[0], info.shape[1],
+                  info.shape[0] && info.shape[1] ? "too large" : "empty");
         return -1;
     }
     const size_t h = info.shape[0], w = info.shape[1], esize = clc_dtype_size(info.type);
@@ -59,7 +64,9 @@ int plane_read(const char *path, const char *what, plane *out)
     if (img_read(path, IMG_SLOT_0, 0, 1, &image) != 0)
         return -1;
     if (image.channels != 1) {
-        cli_error("%s '%s' has %d channels; it needs one", what, path, image.channels);
+        cli_error("%s '%s' is %s; it needs one channel (gray or depth)%s", what, path,
+                  image.channels == 2 ? "gray with alpha" : "a colour image",
+                  image.channels == 2 ? "" : ": clcompute gray converts it");
         return -1;
     }
     *out = (plane){image.pixels, image.bits == 16 ? CLC_PIXEL_DEPTH_U16 : CLC_PIXEL_GRAY8,

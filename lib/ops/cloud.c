@@ -85,7 +85,7 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
                          (int)depth->format);
     clc_status st = clc_image_span(depth, &plan->depth_bytes);
     if (st != CLC_SUCCESS)
-        return clc__fail(ctx, st, "depth to points: depth image: %s", clc_last_error());
+        return clc__fail(ctx, st, "depth to points: depth image: %s", clc__last_detail());
     const size_t bpp = clc_pixel_size(depth->format);
     plan->depth_pitch = depth->pitch ? depth->pitch : depth->width * bpp;
     if (plan->depth_pitch % bpp != 0)
@@ -102,7 +102,7 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
                              color->width, color->height, depth->width, depth->height);
         st = clc_image_span(color, &plan->color_bytes);
         if (st != CLC_SUCCESS)
-            return clc__fail(ctx, st, "depth to points: colour image: %s", clc_last_error());
+            return clc__fail(ctx, st, "depth to points: colour image: %s", clc__last_detail());
         plan->color_pitch = color->pitch ? color->pitch : color->width * 3;
         plan->has_color = 1;
     }

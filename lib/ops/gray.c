@@ -43,7 +43,7 @@ static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const c
     if (st == CLC_SUCCESS)
         st = clc_image_span(dst, &plan->dst_bytes);
     if (st != CLC_SUCCESS)
-        return clc__fail(ctx, st, "gray: %s", clc_last_error());
+        return clc__fail(ctx, st, "gray: %s", clc__last_detail());
     if (src->width > UINT32_MAX || src->height > UINT32_MAX)
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "gray: %zu x %zu exceeds 2^32 - 1 a side",
                          src->width, src->height);

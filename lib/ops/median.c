@@ -43,7 +43,7 @@ static clc_status plan_median(clc_context *ctx, const char *what, const clc_imag
     if (st == CLC_SUCCESS)
         st = clc_image_span(dst, &plan->dst_bytes);
     if (st != CLC_SUCCESS)
-        return clc__fail(ctx, st, "%s: %s", what, clc_last_error());
+        return clc__fail(ctx, st, "%s: %s", what, clc__last_detail());
     if (src->width > INT_MAX || src->height > INT_MAX)
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "%s: %zu x %zu exceeds 2^31 - 1 a side",
                          what, src->width, src->height);

@@ -16,6 +16,13 @@ const char *clc_last_error(void)
     return thread_message;
 }
 
+const char *clc__last_detail(void)
+{
+    /* "CLC_ERROR_X: detail": the detail, for a message that wraps another in its own words. */
+    const char *sep = strncmp(thread_message, "CLC_", 4) == 0 ? strstr(thread_message, ": ") : NULL;
+    return sep ? sep + 2 : thread_message;
+}
+
 static void record(clc_context *ctx, char *message)
 {
     const char *text = message ? message : "out of host memory while formatting an error";

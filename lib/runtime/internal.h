@@ -112,6 +112,8 @@ void clc__note(clc_context *ctx, const char *fmt, ...)
 
 /* Records "CALL failed: CL_NAME (code)" (plus an optional detail) and returns err as a status. */
 clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call);
+/* This thread's last error without its "CLC_ERROR_...: " prefix, to wrap in another message. */
+const char *clc__last_detail(void);
 
 /* Name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or NULL when unknown. */
 const char *clc__cl_error_name(cl_int err);
