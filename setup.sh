@@ -13,6 +13,7 @@ packages=(
     libcmocka-dev # tests
     libturbojpeg0-dev libspng-dev libstb-dev # image files, for the tool: JPEG, PNG, the rest
     valgrind oclgrind clang # checkers: valgrind, oclgrind and libFuzzer tests (tests/)
+    python3-dev python3-venv # the Python package (pyproject.toml, docs/python.md)
 )
 
 missing=()
@@ -35,4 +36,14 @@ cmake --build build --parallel "$(nproc)"
 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLC_WERROR=ON \
     -DCLC_SANITIZE=address,undefined -DCLC_BUILD_BENCH=OFF -DCLC_BUILD_EXAMPLES=OFF
 cmake --build build/sanitize --parallel "$(nproc)"
+# The Python package, built from pyproject.toml into a virtual environment of its own, with its
+# build tools and test runner from PyPI; ctest's `python` test runs its pytest suite.
+if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    [[ -x build/python/bin/python ]] || python3 -m venv build/python
+    build/python/bin/pip install -q "scikit-build-core>=0.10" "numpy>=1.23" "pytest>=7"
+    build/python/bin/pip install -q --no-deps --no-build-isolation .
+    echo "setup: the Python package is in build/python (build/python/bin/python -c 'import clcompute')"
+else
+    echo "setup: $(python3 --version) is older than 3.11; the Python package is not built"
+fi
 echo "setup: built into ./build; run the tests with: ctest --test-dir build"

@@ -20,4 +20,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # the checkers that bring their own instrumentation, and the poison runs (they check kernels; their
 # host code is the staged runs', which do run here).
 exec ctest --test-dir "$dir" --output-on-failure \
-    -E '^(package_consumer|exported_symbols|apple_headers|peer_.*|oclgrind_kernels|sanitized_suite|valgrind_.*|fuzz_.*|.*_poison_.*)$'
+    -E '^(package_consumer|exported_symbols|apple_headers|peer_.*|python|oclgrind_kernels|sanitized_suite|valgrind_.*|fuzz_.*|.*_poison_.*)$'

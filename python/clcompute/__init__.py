@@ -1,0 +1,344 @@
+"""libclcompute from Python: OpenCV-exact gray, Open3D-exact depth -> points, numpy-exact
+reductions and OpenCV-exact median filtering, on numpy arrays, on any OpenCL device (GPUs of any
+vendor, CPUs through PoCL).
+
+    import clcompute, numpy as np
+    gray = clcompute.gray(rgb)                      # cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    pts = clcompute.depth_to_points(depth, fx, fy, cx, cy)   # Open3D's create_from_depth_image
+    s = clcompute.sum(a)                            # a.sum(), the same type and value
+
+Arrays that are C-contiguous with the right dtype (image rows may also be a row slice of a larger
+array: their stride becomes the pitch) are passed to the library without a copy; any other array
+is copied once (`copies()` counts those copies). Calls release the GIL while the device works.
+Every function runs on a default context (made on first use from CLCOMPUTE_DEVICE, else the
+library's rule: the largest GPU, else the CPU); `Context(device)` chooses one, with the same
+methods. Errors from the library raise `clcompute.Error` with the library's message (build logs
+included) and its `.status`. docs/python.md has the details.
+"""
+import threading
+
+import numpy as np
+
+from . import _clcompute
+from ._clcompute import Batch as _Batch
+from ._clcompute import Error
+
+__all__ = ["Context", "Error", "devices", "gray", "median", "depth_to_points", "sum", "min", "max",
+           "mean", "argmin", "argmax", "gray_many", "depth_to_points_many", "default_context",
+           "copies"]
+__version__ = _clcompute.library_version
+
+# Values of the C enums (include/clcompute/*.h).
+_PIXEL = {"rgb": 1, "bgr": 2, "rgba": 3, "bgra": 4, "gray8": 5, "gray_f32": 6, "depth_u16": 7,
+          "depth_f32": 8}
+_WEIGHTS = {"bt601": 0, "bt709": 1}
+_OPS = {"sum": 1, "min": 2, "max": 3, "mean": 4, "argmin": 5, "argmax": 6}
+_DTYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3,
+           np.dtype(np.uint32): 4, np.dtype(np.uint8): 5, np.dtype(np.int64): 6,
+           np.dtype(np.uint64): 7, np.dtype(np.int16): 8, np.dtype(np.uint16): 9,
+           np.dtype(np.int8): 10, np.dtype(np.float16): 11, np.dtype(np.bool_): 12}
+
+_copies = 0
+_copies_lock = threading.Lock()
+
+
+def copies():
+    """How many input arrays this process has copied because their layout or byte order was not
+    one the library takes as it is (C-contiguous rows of native-order values)."""
+    return _copies
+
+
+def _rows_packed(arr):
+    """Rows of packed pixels at any stride: what the library takes as an image (the row stride
+    becomes the pitch)."""
+    if arr.ndim not in (2, 3) or arr.strides[0] < 0:
+        return False
+    pixel = arr.itemsize * (arr.shape[2] if arr.ndim == 3 else 1)
+    return ((arr.ndim == 2 or arr.strides[2] == arr.itemsize) and arr.strides[1] == pixel and
+            arr.strides[0] >= arr.shape[1] * pixel)
+
+
+def _as_input(a, image=False):
+    """a as an array the library reads in place: a itself when its layout allows (C-contiguous
+    native-order values, or for images rows of packed pixels at any stride), else one copy."""
+    global _copies
+    if not isinstance(a, np.ndarray):
+        return np.ascontiguousarray(a)  # a list or a buffer: made into an array once
+    if a.dtype.isnative and (a.flags.c_contiguous or (image and _rows_packed(a))):
+        return a
+    with _copies_lock:
+        _copies += 1
+    return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+
+
+def _output(out, shape, dtype, name="out"):
+    """A new array, or the caller's `out` after checking it fits."""
+    if out is None:
+        return np.empty(shape, dtype)
+    if not isinstance(out, np.ndarray) or out.shape != tuple(shape) or out.dtype != dtype:
+        raise ValueError(f"{name} must be a numpy array of shape {tuple(shape)} and dtype "
+                         f"{np.dtype(dtype).name}")
+    return out
+
+
+class Context(_clcompute.Context):
+    """A device with its OpenCL context and queue: Context("gpu"), Context("cpu"),
+    Context("nvidia"), Context("0:1"), Context() for the default rule (CLCOMPUTE_DEVICE, else the
+    largest GPU, else the CPU). Safe to share between threads. ctx.device() describes it."""
+
+    def __init__(self, device=None):
+        super().__init__(device)
+
+    def __repr__(self):
+        d = self.device()
+        return f"clcompute.Context({d['index']!r}: {d['name']}, {d['type']})"
+
+    def gray(self, img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
+        """cv2.cvtColor(img, cv2.COLOR_<ORDER>2GRAY), bit for bit: img is (H, W, 3) or (H, W, 4)
+        uint8 in `order` (rgb, bgr, rgba, bgra); weights bt601 (OpenCV's) or bt709. dtype uint8,
+        or float32 for values in [0, 1] before rounding. Returns (H, W), or writes `out`."""
+        src = _as_input(img, image=True)
+        if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
+            raise ValueError(f"img must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
+                             f"{src.dtype}")
+        order = order.lower()
+        if order not in ("rgb", "bgr", "rgba", "bgra") or len(order) != src.shape[2]:
+            raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
+                             "for 3; rgba, bgra for 4)")
+        if weights not in _WEIGHTS:
+            raise ValueError(f"weights must be one of {sorted(_WEIGHTS)}, not {weights!r}")
+        dt = np.dtype(dtype)
+        if dt not in (np.dtype(np.uint8), np.dtype(np.float32)):
+            raise ValueError(f"dtype must be uint8 or float32, not {dt}")
+        result = _output(out, src.shape[:2], dt)
+        self._gray(src, _PIXEL[order], result,
+                   _PIXEL["gray8" if dt == np.uint8 else "gray_f32"], _WEIGHTS[weights])
+        return result
+
+    def median(self, img, ksize=5, out=None):
+        """cv2.medianBlur(img, ksize), pixel for pixel: img (H, W) uint8, uint16 or float32,
+        ksize 3 or 5, borders replicated; NaN sorts after every number."""
+        src = _as_input(img, image=True)
+        fmt = {np.dtype(np.uint8): "gray8", np.dtype(np.uint16): "depth_u16",
+               np.dtype(np.float32): "depth_f32"}.get(src.dtype)
+        if fmt is None or src.ndim != 2:
+            raise ValueError(f"img must be (H, W) uint8, uint16 or float32, not {src.shape} "
+                             f"{src.dtype}")
+        result = _output(out, src.shape, src.dtype)
+        self._median(src, _PIXEL[fmt], result, int(ksize))
+        return result
+
+    def depth_to_points(self, depth, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
+                        stride=1, organized=False, color=None):
+        """Open3D's PointCloud.create_from_depth_image (and create_from_rgbd_image for colour):
+        depth (H, W) uint16 in units of 1/depth_scale metre, or float32 metres; a pixel gives a
+        point when 0 < z < depth_trunc. Returns float32 (N, 3) points in Open3D's order, or with
+        organized=True (ceil(H/stride), ceil(W/stride), 3) with NaN where invalid; with color
+        ((H, W, 3) uint8 RGB) also the (N, 3) uint8 colours: (points, colors)."""
+        src = _as_input(depth, image=True)
+        fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
+        if fmt is None or src.ndim != 2:
+            raise ValueError(f"depth must be (H, W) uint16 or float32, not {src.shape} "
+                             f"{src.dtype}")
+        col = None
+        if color is not None:
+            col = _as_input(color, image=True)
+            if col.dtype != np.uint8 or col.shape != src.shape + (3,):
+                raise ValueError(f"color must be (H, W, 3) uint8 RGB of the depth's size, not "
+                                 f"{col.shape} {col.dtype}")
+        s = int(stride)
+        if s < 1:
+            raise ValueError(f"stride must be at least 1, not {stride}")
+        gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
+        points = np.empty((gh * gw, 3), np.float32)
+        colors = np.empty((gh * gw, 3), np.uint8) if col is not None else None
+        n = self._depth_to_points(src, _PIXEL[fmt], col, (fx, fy, cx, cy),
+                                  0.0 if fmt == "depth_f32" else float(depth_scale),
+                                  float(depth_trunc), s, bool(organized), points, colors)
+        if organized:
+            points = points.reshape(gh, gw, 3)
+            colors = colors.reshape(gh, gw, 3) if colors is not None else None
+        else:
+            points = points[:n]
+            colors = colors[:n] if colors is not None else None
+        return points if colors is None else (points, colors)
+
+    def _reduction(self, op, a):
+        arr = _as_input(a)
+        if arr.dtype not in _DTYPES:
+            raise TypeError(f"{op} of {arr.dtype} is not supported (numeric dtypes but complex)")
+        flat = arr.reshape(-1)
+        if flat.size == 0:
+            return _empty_reduction(op, arr.dtype)
+        f, i, u, index = self._reduce(_OPS[op], _DTYPES[arr.dtype], flat, flat.size)
+        return _numpy_result(op, arr.dtype, f, i, u, index)
+
+    def sum(self, a):
+        """a.sum() over all elements: numpy's result type and value (integers in 64 bits, float
+        sums compensated and deterministic)."""
+        return self._reduction("sum", a)
+
+    def min(self, a):
+        """a.min(): NaN propagates."""
+        return self._reduction("min", a)
+
+    def max(self, a):
+        """a.max(): NaN propagates."""
+        return self._reduction("max", a)
+
+    def mean(self, a):
+        """a.mean(): float64 for integers and bool, the input's type for floats."""
+        return self._reduction("mean", a)
+
+    def argmin(self, a):
+        """a.argmin(): the flat index of the first minimum (of the first NaN if any)."""
+        return self._reduction("argmin", a)
+
+    def argmax(self, a):
+        """a.argmax(): the flat index of the first maximum (of the first NaN if any)."""
+        return self._reduction("argmax", a)
+
+
+def _numpy_result(op, dtype, f, i, u, index):
+    if op in ("argmin", "argmax"):
+        return np.intp(index)
+    kind = dtype.kind
+    if op == "mean":
+        return dtype.type(f) if kind == "f" else np.float64(f)
+    if kind == "f":
+        return dtype.type(f)
+    if op == "sum":
+        return np.int64(i) if kind in "ib" else np.uint64(u)
+    if kind == "b":
+        return np.bool_(u)
+    return dtype.type(i) if kind == "i" else dtype.type(u)
+
+
+def _empty_reduction(op, dtype):
+    """What numpy does with an empty array: a zero sum, a NaN mean (with its warning), errors."""
+    if op == "sum":
+        return np.zeros(1, dtype).sum()
+    if op == "mean":
+        return np.zeros(0, dtype).mean()
+    if op in ("min", "max"):
+        raise ValueError(f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'} which has no identity")
+    raise ValueError(f"attempt to get {op} of an empty sequence")
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_context():
+    """The context the module-level functions use, made on first use (CLCOMPUTE_DEVICE, else
+    the largest GPU, else the CPU)."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Context()
+    return _default
+
+
+def devices():
+    """Every OpenCL device: dicts with index ("P:D", what selectors take), name, platform,
+    vendor, type, driver, compute_units, global_mem_bytes, max_alloc_bytes, unified_memory,
+    fp64, available and pci_bus."""
+    return _clcompute.devices()
+
+
+def gray(img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
+    return default_context().gray(img, order, weights, dtype, out)
+
+
+def median(img, ksize=5, out=None):
+    return default_context().median(img, ksize, out)
+
+
+def depth_to_points(depth, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0, stride=1,
+                    organized=False, color=None):
+    return default_context().depth_to_points(depth, fx, fy, cx, cy, depth_scale, depth_trunc,
+                                             stride, organized, color)
+
+
+def sum(a):  # noqa: A001 - numpy's name, on purpose
+    return default_context().sum(a)
+
+
+def min(a):  # noqa: A001
+    return default_context().min(a)
+
+
+def max(a):  # noqa: A001
+    return default_context().max(a)
+
+
+def mean(a):
+    return default_context().mean(a)
+
+
+def argmin(a):
+    return default_context().argmin(a)
+
+
+def argmax(a):
+    return default_context().argmax(a)
+
+
+for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean", "argmin",
+              "argmax"):
+    globals()[_name].__doc__ = getattr(Context, _name).__doc__ + (
+        "\n\nOn the default context (default_context()).")
+
+
+_batches = {}
+_batches_lock = threading.Lock()
+
+
+def _batch(devices):
+    with _batches_lock:
+        if devices not in _batches:
+            _batches[devices] = _Batch(devices)
+        return _batches[devices]
+
+
+def gray_many(images, order="rgb", weights="bt601", devices="all"):
+    """gray() of every image of a list, on every device of `devices` at once (the batch API:
+    each device's workers take the next image when free). Returns the results in order."""
+    items, outs = [], []
+    for img in images:
+        src = _as_input(img, image=True)
+        if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
+            raise ValueError(f"each image must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
+                             f"{src.dtype}")
+        o = order.lower()
+        if o not in _PIXEL or len(o) != src.shape[2]:
+            raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels")
+        out = np.empty(src.shape[:2], np.uint8)
+        outs.append(out)
+        items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[weights]))
+    _batch(devices)._gray_many(items)
+    return outs
+
+
+def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
+                         stride=1, organized=False, devices="all"):
+    """depth_to_points() of every depth image of a list (no colour), on every device of
+    `devices` at once. Returns the point arrays in order."""
+    items, grids = [], []
+    s = int(stride)
+    for depth in depths:
+        src = _as_input(depth, image=True)
+        fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
+        if fmt is None or src.ndim != 2 or s < 1:
+            raise ValueError(f"each depth must be (H, W) uint16 or float32, not {src.shape} "
+                             f"{src.dtype}")
+        gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
+        points = np.empty((gh * gw, 3), np.float32)
+        grids.append((gh, gw, points))
+        items.append((src, _PIXEL[fmt], (fx, fy, cx, cy),
+                      0.0 if fmt == "depth_f32" else float(depth_scale), float(depth_trunc), s,
+                      bool(organized), points))
+    counts = _batch(devices)._depth_to_points_many(items)
+    return [p.reshape(gh, gw, 3) if organized else p[:n]
+            for (gh, gw, p), n in zip(grids, counts)]

@@ -1,0 +1,644 @@
+/* The CPython binding of libclcompute: a thin layer over the C API, in the limited API (one
+ * abi3 wheel for CPython 3.11 and later) and the buffer protocol, so numpy arrays (and anything
+ * else exporting buffers: bytes, array.array, memoryview, PyTorch CPU tensors through numpy)
+ * reach the library without a copy. Shapes, dtypes and numpy's result types are the Python
+ * layer's business (clcompute/__init__.py); here every image is a buffer with rows, columns,
+ * bytes a pixel and a pitch, checked against the buffer's own shape and strides. The GIL is
+ * released around every call into the library. docs/python.md says why it is built this way. */
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include <clcompute/clcompute.h>
+
+static PyObject *error_type; /* clcompute.Error */
+
+/* Raises clcompute.Error(message) with .status = st (a clc_status) and .status_name
+ * ("CLC_ERROR_INVALID_ARGUMENT"). */
+static PyObject *raise_message(clc_status st, const char *message)
+{
+    PyObject *e = PyObject_CallFunction(error_type, "s", message);
+    PyObject *code = PyLong_FromLong((long)st);
+    PyObject *name = PyUnicode_FromString(clc_status_string(st));
+    if (e && code && name && PyObject_SetAttrString(e, "status", code) == 0 &&
+        PyObject_SetAttrString(e, "status_name", name) == 0)
+        PyErr_SetObject(error_type, e);
+    Py_XDECREF(e), Py_XDECREF(code), Py_XDECREF(name);
+    return NULL;
+}
+
+/* The library's last error on this thread, build logs included. */
+static PyObject *raise_status(clc_status st)
+{
+    return raise_message(st, clc_last_error());
+}
+
+/* ---- images as buffers ----------------------------------------------------------------------- */
+
+typedef struct image {
+    Py_buffer view;
+    int held;
+    size_t rows, cols, pitch; /* pitch: bytes from one row to the next */
+} image;
+
+/* The buffer of obj as an image of `pixel` bytes a pixel: 1-D (one row), 2-D (rows, cols) or
+ * 3-D (rows, cols, channels) with the pixels of a row packed and rows at any stride of at least
+ * a row (the pitch): numpy's C-contiguous arrays and row slices of larger ones. */
+static int get_image(PyObject *obj, int writable, size_t pixel, const char *what, image *im)
+{
+    memset(im, 0, sizeof *im);
+    if (PyObject_GetBuffer(obj, &im->view, PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0)) != 0)
+        return -1;
+    im->held = 1;
+    const Py_buffer *v = &im->view;
+    const Py_ssize_t item = v->itemsize;
+    Py_ssize_t cols = v->ndim >= 2 ? v->shape[1] : v->ndim == 1 ? v->shape[0] : 1;
+    Py_ssize_t rows = v->ndim >= 2 ? v->shape[0] : 1;
+    Py_ssize_t inner = item; /* bytes of one pixel as the buffer says */
+    int packed = 1;
+    if (v->ndim == 3) {
+        inner = v->shape[2] * item;
+        packed = v->strides[2] == item;
+    }
+    if (v->ndim >= 2)
+        packed = packed && v->strides[1] == inner;
+    else if (v->ndim == 1)
+        packed = v->strides[0] == item;
+    const Py_ssize_t pitch = v->ndim >= 2 ? v->strides[0] : cols * inner;
+    if (v->ndim < 1 || v->ndim > 3 || !packed || (size_t)inner != pixel || rows <= 0 || cols <= 0 ||
+        pitch < cols * inner) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: expected rows of packed %zu-byte pixels (a C-contiguous array or a row "
+                     "slice of one)",
+                     what, pixel);
+        return -1;
+    }
+    im->rows = (size_t)rows, im->cols = (size_t)cols, im->pitch = (size_t)pitch;
+    return 0;
+}
+
+static void release_image(image *im)
+{
+    if (im->held)
+        PyBuffer_Release(&im->view);
+    im->held = 0;
+}
+
+/* A contiguous buffer of at least `bytes`. */
+static int get_flat(PyObject *obj, int writable, size_t bytes, const char *what, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0)
+        return -1;
+    if ((size_t)view->len < bytes) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, %zu needed", what, view->len, bytes);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- devices --------------------------------------------------------------------------------- */
+
+static PyObject *device_dict(const clc_device_info *d)
+{
+    char index[32];
+    snprintf(index, sizeof index, "%u:%u", d->platform_index, d->device_index);
+    return Py_BuildValue(
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:K,s:K,s:O,s:O,s:O,s:s}", "index", index, "name", d->name,
+        "platform", d->platform_name, "vendor", d->vendor, "type", clc_device_type_string(d->type),
+        "driver", d->driver_version, "compute_units", d->compute_units, "global_mem_bytes",
+        (unsigned long long)d->global_mem_bytes, "max_alloc_bytes",
+        (unsigned long long)d->max_alloc_bytes, "unified_memory",
+        d->unified_memory ? Py_True : Py_False, "fp64", d->fp64 ? Py_True : Py_False, "available",
+        d->available ? Py_True : Py_False, "pci_bus", d->pci_bus ? d->pci_bus : "");
+}
+
+static PyObject *devices(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    clc_device_list *list = NULL;
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_devices_query(&list);
+    PyEval_RestoreThread(ts_);
+    if (st != CLC_SUCCESS)
+        return raise_status(st);
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < clc_device_list_count(list); ++i) {
+        PyObject *d = device_dict(clc_device_list_get(list, i));
+        if (!d || PyList_Append(out, d) != 0)
+            Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    clc_device_list_destroy(list);
+    return out;
+}
+
+/* ---- Context --------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD clc_context *ctx;
+} Context;
+
+static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kw[] = {"device", NULL};
+    const char *device = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kw, &device))
+        return -1;
+    Context *c = (Context *)self;
+    if (c->ctx) {
+        PyErr_SetString(PyExc_RuntimeError, "Context is already initialised");
+        return -1;
+    }
+    clc_context_options options = {0};
+    options.device = device;
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_context_create(&options, &c->ctx);
+    PyEval_RestoreThread(ts_);
+    if (st != CLC_SUCCESS) {
+        raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+static void context_dealloc(PyObject *self)
+{
+    Context *c = (Context *)self;
+    if (c->ctx) {
+        PyThreadState *ts_ = PyEval_SaveThread();
+        clc_context_destroy(c->ctx);
+        PyEval_RestoreThread(ts_);
+    }
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+static clc_context *context_of(PyObject *self)
+{
+    Context *c = (Context *)self;
+    if (!c->ctx)
+        PyErr_SetString(PyExc_RuntimeError, "Context was not initialised");
+    return c->ctx;
+}
+
+static PyObject *context_device(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    clc_context *ctx = context_of(self);
+    return ctx ? device_dict(clc_context_device(ctx)) : NULL;
+}
+
+static PyObject *context_reason(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    clc_context *ctx = context_of(self);
+    return ctx ? PyUnicode_FromString(clc_context_selection_reason(ctx)) : NULL;
+}
+
+/* _gray(src, src_format, dst, dst_format, weights) */
+static PyObject *context_gray(PyObject *self, PyObject *args)
+{
+    PyObject *src_obj, *dst_obj;
+    int src_format, dst_format, weights;
+    clc_context *ctx = context_of(self);
+    if (!ctx ||
+        !PyArg_ParseTuple(args, "OiOii", &src_obj, &src_format, &dst_obj, &dst_format, &weights))
+        return NULL;
+    image src, dst;
+    if (get_image(src_obj, 0, clc_pixel_size((clc_pixel_format)src_format), "img", &src) != 0)
+        return NULL;
+    if (get_image(dst_obj, 1, clc_pixel_size((clc_pixel_format)dst_format), "out", &dst) != 0) {
+        release_image(&src);
+        return NULL;
+    }
+    const clc_image_desc s = {(clc_pixel_format)src_format, src.cols, src.rows, src.pitch};
+    const clc_image_desc d = {(clc_pixel_format)dst_format, dst.cols, dst.rows, dst.pitch};
+    clc_gray_options o = {(clc_gray_weights)weights};
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_gray(ctx, &s, src.view.buf, &d, dst.view.buf, &o);
+    PyEval_RestoreThread(ts_);
+    release_image(&src);
+    release_image(&dst);
+    if (st != CLC_SUCCESS)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
+/* _median(src, format, dst, ksize) */
+static PyObject *context_median(PyObject *self, PyObject *args)
+{
+    PyObject *src_obj, *dst_obj;
+    int format;
+    unsigned ksize;
+    clc_context *ctx = context_of(self);
+    if (!ctx || !PyArg_ParseTuple(args, "OiOI", &src_obj, &format, &dst_obj, &ksize))
+        return NULL;
+    const size_t pixel = clc_pixel_size((clc_pixel_format)format);
+    image src, dst;
+    if (get_image(src_obj, 0, pixel, "img", &src) != 0)
+        return NULL;
+    if (get_image(dst_obj, 1, pixel, "out", &dst) != 0) {
+        release_image(&src);
+        return NULL;
+    }
+    const clc_image_desc s = {(clc_pixel_format)format, src.cols, src.rows, src.pitch};
+    const clc_image_desc d = {(clc_pixel_format)format, dst.cols, dst.rows, dst.pitch};
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_median(ctx, &s, src.view.buf, &d, dst.view.buf, ksize);
+    PyEval_RestoreThread(ts_);
+    release_image(&src);
+    release_image(&dst);
+    if (st != CLC_SUCCESS)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
+/* _depth_to_points(depth, depth_format, color_or_None, (fx, fy, cx, cy), scale, trunc, stride,
+ * organized, points, colors_or_None) -> count. points and colors hold the whole grid. */
+static PyObject *context_cloud(PyObject *self, PyObject *args)
+{
+    PyObject *depth_obj, *color_obj, *points_obj, *colors_obj;
+    int format, organized;
+    double fx, fy, cx, cy, scale, trunc;
+    unsigned stride;
+    clc_context *ctx = context_of(self);
+    if (!ctx ||
+        !PyArg_ParseTuple(args, "OiO(dddd)ddIpOO", &depth_obj, &format, &color_obj, &fx, &fy, &cx,
+                          &cy, &scale, &trunc, &stride, &organized, &points_obj, &colors_obj))
+        return NULL;
+    image depth, color = {0};
+    Py_buffer points = {0}, colors = {0};
+    int have_points = 0, have_colors = 0;
+    PyObject *result = NULL;
+    if (get_image(depth_obj, 0, clc_pixel_size((clc_pixel_format)format), "depth", &depth) != 0)
+        return NULL;
+    if (color_obj != Py_None && get_image(color_obj, 0, 3, "color", &color) != 0)
+        goto done;
+    const clc_image_desc d = {(clc_pixel_format)format, depth.cols, depth.rows, depth.pitch};
+    const clc_image_desc c = {CLC_PIXEL_RGB8, color.cols, color.rows, color.pitch};
+    clc_cloud_options o = {scale, trunc, stride, organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE};
+    size_t grid = 0;
+    clc_status st = clc_cloud_grid_size(&d, &o, &grid);
+    if (st != CLC_SUCCESS) {
+        raise_status(st);
+        goto done;
+    }
+    if (get_flat(points_obj, 1, grid * 12, "points", &points) != 0)
+        goto done;
+    have_points = 1;
+    if (colors_obj != Py_None) {
+        if (get_flat(colors_obj, 1, grid * 3, "colors", &colors) != 0)
+            goto done;
+        have_colors = 1;
+    }
+    size_t count = 0;
+    const int with_color = color_obj != Py_None;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_depth_to_points(ctx, &d, depth.view.buf, with_color ? &c : NULL,
+                             with_color ? color.view.buf : NULL, &(clc_intrinsics){fx, fy, cx, cy},
+                             &o, points.buf, have_colors ? colors.buf : NULL, grid, &count);
+    PyEval_RestoreThread(ts_);
+    if (st != CLC_SUCCESS)
+        raise_status(st);
+    else
+        result = PyLong_FromSize_t(count);
+done:
+    if (have_points)
+        PyBuffer_Release(&points);
+    if (have_colors)
+        PyBuffer_Release(&colors);
+    release_image(&color);
+    release_image(&depth);
+    return result;
+}
+
+/* _reduce(op, dtype, data, count) -> (f, i, u, index) */
+static PyObject *context_reduce(PyObject *self, PyObject *args)
+{
+    int op, type;
+    PyObject *obj;
+    Py_ssize_t count;
+    clc_context *ctx = context_of(self);
+    if (!ctx || !PyArg_ParseTuple(args, "iiOn", &op, &type, &obj, &count))
+        return NULL;
+    Py_buffer view;
+    const size_t esize = clc_dtype_size((clc_dtype)type);
+    if (count < 0 || get_flat(obj, 0, (size_t)count * esize, "a", &view) != 0)
+        return NULL;
+    clc_reduce_result r;
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_reduce(ctx, (clc_reduce_op)op, (clc_dtype)type, view.buf, (size_t)count, &r);
+    PyEval_RestoreThread(ts_);
+    PyBuffer_Release(&view);
+    if (st != CLC_SUCCESS)
+        return raise_status(st);
+    return Py_BuildValue("(dLKK)", r.f, (long long)r.i, (unsigned long long)r.u,
+                         (unsigned long long)r.index);
+}
+
+static PyMethodDef context_methods[] = {
+    {"device", context_device, METH_NOARGS, "The device: a dict as devices() gives."},
+    {"reason", context_reason, METH_NOARGS, "Why this device was chosen."},
+    {"_gray", context_gray, METH_VARARGS, NULL},
+    {"_median", context_median, METH_VARARGS, NULL},
+    {"_depth_to_points", context_cloud, METH_VARARGS, NULL},
+    {"_reduce", context_reduce, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot context_slots[] = {
+    {Py_tp_doc, "A device, its OpenCL context and queue, and the kernels built for it."},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_init, context_init},
+    {Py_tp_dealloc, context_dealloc},
+    {Py_tp_methods, context_methods},
+    {0, NULL}};
+
+static PyType_Spec context_spec = {"clcompute._clcompute.Context", sizeof(Context), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, context_slots};
+
+/* ---- Batch ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD clc_batch *batch;
+} Batch;
+
+static int batch_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kw[] = {"devices", NULL};
+    const char *devices = "all";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kw, &devices))
+        return -1;
+    Batch *b = (Batch *)self;
+    if (b->batch) {
+        PyErr_SetString(PyExc_RuntimeError, "Batch is already initialised");
+        return -1;
+    }
+    clc_batch_options options = {0};
+    options.devices = devices;
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_batch_create(&options, &b->batch);
+    PyEval_RestoreThread(ts_);
+    if (st != CLC_SUCCESS) {
+        raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+static void batch_dealloc(PyObject *self)
+{
+    Batch *b = (Batch *)self;
+    if (b->batch) {
+        PyThreadState *ts_ = PyEval_SaveThread();
+        clc_batch_destroy(b->batch);
+        PyEval_RestoreThread(ts_);
+    }
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+/* The items of a batch run, their buffers held (with the GIL) before the run. */
+typedef struct item {
+    image src, dst;  /* gray: image and output */
+    Py_buffer extra; /* cloud: points */
+    int have_extra;
+    int src_format, dst_format, weights;
+    double k[4], scale, trunc;
+    unsigned stride;
+    int organized;
+    size_t count; /* cloud: points made */
+} item;
+
+static clc_status gray_job(clc_context *ctx, size_t i, void *user)
+{
+    const item *it = (const item *)user + i;
+    const clc_image_desc s = {(clc_pixel_format)it->src_format, it->src.cols, it->src.rows,
+                              it->src.pitch};
+    const clc_image_desc d = {(clc_pixel_format)it->dst_format, it->dst.cols, it->dst.rows,
+                              it->dst.pitch};
+    clc_gray_options o = {(clc_gray_weights)it->weights};
+    return clc_gray(ctx, &s, it->src.view.buf, &d, it->dst.view.buf, &o);
+}
+
+static clc_status cloud_job(clc_context *ctx, size_t i, void *user)
+{
+    item *it = (item *)user + i;
+    const clc_image_desc d = {(clc_pixel_format)it->src_format, it->src.cols, it->src.rows,
+                              it->src.pitch};
+    clc_cloud_options o = {it->scale, it->trunc, it->stride,
+                           it->organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE};
+    size_t grid = 0;
+    clc_status st = clc_cloud_grid_size(&d, &o, &grid);
+    if (st == CLC_SUCCESS)
+        st = clc_depth_to_points(ctx, &d, it->src.view.buf, NULL, NULL,
+                                 &(clc_intrinsics){it->k[0], it->k[1], it->k[2], it->k[3]}, &o,
+                                 it->extra.buf, NULL, grid, &it->count);
+    return st;
+}
+
+static void release_items(item *items, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        release_image(&items[i].src);
+        release_image(&items[i].dst);
+        if (items[i].have_extra)
+            PyBuffer_Release(&items[i].extra);
+    }
+    PyMem_Free(items);
+}
+
+/* Runs the items; for a failure raises with the first failed item's index. */
+static int run_items(Batch *b, item *items, size_t n, clc_batch_job job)
+{
+    clc_status *statuses = PyMem_Calloc(n ? n : 1, sizeof *statuses);
+    if (!statuses) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    clc_status st;
+    PyThreadState *ts_ = PyEval_SaveThread();
+    st = clc_batch_run(b->batch, n, job, items, statuses, NULL, NULL);
+    PyEval_RestoreThread(ts_);
+    int rc = 0;
+    if (st != CLC_SUCCESS) {
+        size_t bad = 0;
+        while (bad < n && statuses[bad] == CLC_SUCCESS)
+            ++bad;
+        const clc_status first = bad < n ? statuses[bad] : st;
+        PyObject *text = PyUnicode_FromFormat("item %zu of %zu: %s (%s)", bad, n,
+                                              clc_status_description(first), clc_last_error());
+        const char *utf8 = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+        if (utf8)
+            raise_message(first, utf8);
+        Py_XDECREF(text);
+        rc = -1;
+    }
+    PyMem_Free(statuses);
+    return rc;
+}
+
+/* _gray_many([(src, src_format, dst, dst_format, weights), ...]) */
+static PyObject *batch_gray(PyObject *self, PyObject *args)
+{
+    Batch *b = (Batch *)self;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+        return NULL;
+    const Py_ssize_t n = PyList_Size(list);
+    item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
+    if (!items)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *src, *dst;
+        item *it = &items[i];
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "OiOii", &src, &it->src_format, &dst,
+                              &it->dst_format, &it->weights) ||
+            get_image(src, 0, clc_pixel_size((clc_pixel_format)it->src_format), "img", &it->src) !=
+                0 ||
+            get_image(dst, 1, clc_pixel_size((clc_pixel_format)it->dst_format), "out", &it->dst) !=
+                0) {
+            release_items(items, (size_t)n);
+            return NULL;
+        }
+    }
+    const int rc = run_items(b, items, (size_t)n, gray_job);
+    release_items(items, (size_t)n);
+    if (rc != 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* _depth_to_points_many([(depth, format, (fx, fy, cx, cy), scale, trunc, stride, organized,
+ * points), ...]) -> [count, ...] */
+static PyObject *batch_cloud(PyObject *self, PyObject *args)
+{
+    Batch *b = (Batch *)self;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+        return NULL;
+    const Py_ssize_t n = PyList_Size(list);
+    item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
+    if (!items)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *depth, *points;
+        item *it = &items[i];
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "Oi(dddd)ddIpO", &depth, &it->src_format,
+                              &it->k[0], &it->k[1], &it->k[2], &it->k[3], &it->scale, &it->trunc,
+                              &it->stride, &it->organized, &points) ||
+            get_image(depth, 0, clc_pixel_size((clc_pixel_format)it->src_format), "depth",
+                      &it->src) != 0) {
+            release_items(items, (size_t)n);
+            return NULL;
+        }
+        const size_t stride = it->stride ? it->stride : 1;
+        const size_t grid =
+            ((it->src.cols + stride - 1) / stride) * ((it->src.rows + stride - 1) / stride);
+        if (get_flat(points, 1, grid * 12, "points", &it->extra) != 0) {
+            release_items(items, (size_t)n);
+            return NULL;
+        }
+        it->have_extra = 1;
+    }
+    const int rc = run_items(b, items, (size_t)n, cloud_job);
+    PyObject *counts = rc == 0 ? PyList_New(n) : NULL;
+    for (Py_ssize_t i = 0; counts && i < n; ++i)
+        PyList_SetItem(counts, i, PyLong_FromSize_t(items[i].count));
+    release_items(items, (size_t)n);
+    return counts;
+}
+
+static PyObject *batch_devices(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    Batch *b = (Batch *)self;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out && i < clc_batch_device_count(b->batch); ++i) {
+        PyObject *d = device_dict(clc_batch_device(b->batch, i));
+        if (d) {
+            PyObject *done = PyLong_FromSize_t(clc_batch_items_done(b->batch, i));
+            if (!done || PyDict_SetItemString(d, "items_done", done) != 0)
+                Py_CLEAR(d);
+            Py_XDECREF(done);
+        }
+        if (!d || PyList_Append(out, d) != 0)
+            Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+static PyMethodDef batch_methods[] = {
+    {"devices", batch_devices, METH_NOARGS,
+     "The devices taking part, each with the items it did in the last run."},
+    {"_gray_many", batch_gray, METH_VARARGS, NULL},
+    {"_depth_to_points_many", batch_cloud, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot batch_slots[] = {
+    {Py_tp_doc, "Workers on every selected device, sharing a list of items by their speed."},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_init, batch_init},
+    {Py_tp_dealloc, batch_dealloc},
+    {Py_tp_methods, batch_methods},
+    {0, NULL}};
+
+static PyType_Spec batch_spec = {"clcompute._clcompute.Batch", sizeof(Batch), 0, Py_TPFLAGS_DEFAULT,
+                                 batch_slots};
+
+/* ---- module ---------------------------------------------------------------------------------- */
+
+static PyMethodDef module_methods[] = {
+    {"devices", devices, METH_NOARGS, "Every OpenCL device: a list of dicts."},
+    {NULL, NULL, 0, NULL}};
+
+static int module_exec(PyObject *m)
+{
+    PyObject *context = PyType_FromSpec(&context_spec);
+    PyObject *batch = context ? PyType_FromSpec(&batch_spec) : NULL;
+    error_type = batch ? PyErr_NewExceptionWithDoc(
+                             "clcompute.Error",
+                             "A failure reported by libclcompute: args are (message, status).",
+                             PyExc_RuntimeError, NULL)
+                       : NULL;
+    if (!error_type || PyModule_AddObjectRef(m, "Context", context) != 0 ||
+        PyModule_AddObjectRef(m, "Batch", batch) != 0 ||
+        PyModule_AddObjectRef(m, "Error", error_type) != 0 ||
+        PyModule_AddStringConstant(m, "library_version", CLC_VERSION_STRING) != 0) {
+        Py_XDECREF(context), Py_XDECREF(batch);
+        return -1;
+    }
+    Py_DECREF(context), Py_DECREF(batch);
+    return 0;
+}
+
+static PyModuleDef_Slot module_slots[] = {{Py_mod_exec, module_exec}, {0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "_clcompute",
+                                    "libclcompute's C API for the clcompute package.",
+                                    0,
+                                    module_methods,
+                                    module_slots,
+                                    NULL,
+                                    NULL,
+                                    NULL};
+
+PyMODINIT_FUNC PyInit__clcompute(void)
+{
+    return PyModuleDef_Init(&module);
+}

@@ -1,0 +1,260 @@
+"""The Python package against numpy (and cv2 / open3d where installed): the same values and types,
+no copies of arrays the library can read as they are, errors with the library's messages."""
+import threading
+
+import numpy as np
+import pytest
+
+import clcompute
+
+rng = np.random.default_rng(11)
+
+
+def opencv_gray(img, order, weights="bt601"):
+    """OpenCV's fixed-point formula, in numpy."""
+    w = {"bt601": (9798, 19235, 3735), "bt709": (6966, 23436, 2366)}[weights]
+    r, g, b = (img[..., order.index(c)].astype(np.int64) for c in "rgb")
+    return ((r * w[0] + g * w[1] + b * w[2] + 16384) >> 15).astype(np.uint8)
+
+
+def numpy_median(img, k):
+    """cv2.medianBlur's result: the middle of each sorted window, borders replicated; numpy
+    sorts NaN last."""
+    r = k // 2
+    padded = np.pad(img, r, mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (k, k)).reshape(*img.shape, k * k)
+    return np.sort(windows, axis=-1)[..., k * k // 2]
+
+
+def test_devices_and_context():
+    devs = clcompute.devices()
+    assert devs and {"index", "name", "type", "unified_memory"} <= set(devs[0])
+    ctx = clcompute.default_context()
+    assert ctx.device()["name"] in [d["name"] for d in devs]
+    assert isinstance(ctx.reason(), str) and ctx.reason()
+    assert "clcompute.Context" in repr(ctx)
+
+
+def test_unknown_device_raises_the_library_message():
+    with pytest.raises(clcompute.Error) as e:
+        clcompute.Context("no-such-device")
+    assert e.value.status_name == "CLC_ERROR_DEVICE_NOT_MATCHED"
+    assert "no-such-device" in str(e.value)
+
+
+@pytest.mark.parametrize("order", ["rgb", "bgr", "rgba", "bgra"])
+@pytest.mark.parametrize("weights", ["bt601", "bt709"])
+def test_gray_is_opencv_exact(order, weights):
+    for h, w in [(1, 1), (7, 13), (480, 640)]:
+        img = rng.integers(0, 256, (h, w, len(order)), dtype=np.uint8)
+        got = clcompute.gray(img, order=order, weights=weights)
+        assert got.dtype == np.uint8 and got.shape == (h, w)
+        np.testing.assert_array_equal(got, opencv_gray(img, order, weights))
+
+
+def test_gray_matches_cv2_when_installed():
+    cv2 = pytest.importorskip("cv2")
+    img = rng.integers(0, 256, (123, 457, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(clcompute.gray(img, order="bgr"),
+                                  cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+
+
+def test_gray_float_output_rounds_to_the_8_bit_result():
+    img = rng.integers(0, 256, (31, 29, 3), dtype=np.uint8)
+    f = clcompute.gray(img, dtype=np.float32)
+    assert f.dtype == np.float32 and 0 <= f.min() and f.max() <= 1
+    np.testing.assert_array_equal(np.rint(f * 255).astype(np.uint8), opencv_gray(img, "rgb"))
+
+
+def test_no_copy_of_arrays_the_library_reads_as_they_are():
+    big = rng.integers(0, 256, (100, 300, 3), dtype=np.uint8)
+    rows = big[10:60, 20:220]  # a row slice: rows of packed pixels at the big array's stride
+    before = clcompute.copies()
+    np.testing.assert_array_equal(clcompute.gray(rows), opencv_gray(rows, "rgb"))
+    np.testing.assert_array_equal(clcompute.gray(big), opencv_gray(big, "rgb"))
+    assert clcompute.copies() == before
+    # A view with its channels reversed cannot be read in place: copied once, and right.
+    flipped = big[..., ::-1]
+    np.testing.assert_array_equal(clcompute.gray(flipped, order="bgr"), opencv_gray(big, "rgb"))
+    assert clcompute.copies() == before + 1
+
+
+def test_the_library_sees_the_callers_memory():
+    """The library refuses a median whose output overlaps its input, by comparing the pointers
+    it is given: it can only see the overlap if both arrays reach it uncopied."""
+    a = rng.integers(0, 1000, (40, 40), dtype=np.uint16)
+    with pytest.raises(clcompute.Error) as e:
+        clcompute.median(a, 3, out=a)
+    assert "overlap" in str(e.value) and e.value.status_name == "CLC_ERROR_INVALID_ARGUMENT"
+
+
+def test_out_is_written_in_place():
+    img = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
+    out = np.zeros((20, 30), np.uint8)
+    assert clcompute.gray(img, order="rgba", out=out) is out
+    np.testing.assert_array_equal(out, opencv_gray(img, "rgba"))
+    with pytest.raises(ValueError):
+        clcompute.gray(img, order="rgba", out=np.zeros((20, 31), np.uint8))
+
+
+def test_gray_refuses_what_it_cannot_convert():
+    with pytest.raises(ValueError, match="uint8"):
+        clcompute.gray(np.zeros((4, 4, 3), np.float32))
+    with pytest.raises(ValueError, match="channels"):
+        clcompute.gray(np.zeros((4, 4, 3), np.uint8), order="rgba")
+    with pytest.raises(ValueError, match="weights"):
+        clcompute.gray(np.zeros((4, 4, 3), np.uint8), weights="bt2020")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("k", [3, 5])
+def test_median_is_opencv_exact(dtype, k):
+    for h, w in [(1, 1), (5, 9), (64, 47)]:
+        if dtype == np.float32:
+            img = (rng.random((h, w)) * 100).astype(np.float32)
+            img[rng.random((h, w)) < 0.1] = np.nan
+        else:
+            img = rng.integers(0, np.iinfo(dtype).max, (h, w), dtype=dtype)
+        got = clcompute.median(img, k)
+        assert got.dtype == img.dtype
+        np.testing.assert_array_equal(got, numpy_median(img, k))
+    with pytest.raises(clcompute.Error, match="window size 4"):
+        clcompute.median(img, 4)
+
+
+def test_median_matches_cv2_when_installed():
+    cv2 = pytest.importorskip("cv2")
+    depth = rng.integers(500, 4000, (240, 320), dtype=np.uint16)
+    depth[rng.random(depth.shape) < 0.1] = 0
+    for k in (3, 5):
+        np.testing.assert_array_equal(clcompute.median(depth, k), cv2.medianBlur(depth, k))
+
+
+def reference_points(depth, fx, fy, cx, cy, scale, trunc, stride):
+    """Open3D's create_from_depth_image, in float32 as the library computes it."""
+    d = depth[::stride, ::stride]
+    z = d.astype(np.float32) / np.float32(scale) if d.dtype == np.uint16 else d
+    v, u = np.mgrid[0:depth.shape[0]:stride, 0:depth.shape[1]:stride].astype(np.float32)
+    x = (u - np.float32(cx)) * z / np.float32(fx)
+    y = (v - np.float32(cy)) * z / np.float32(fy)
+    valid = (z > 0) & (z < trunc) & np.isfinite(z)
+    return np.stack([x, y, z], -1), valid
+
+
+@pytest.mark.parametrize("stride", [1, 3])
+def test_depth_to_points_in_open3d_order(stride):
+    depth = rng.integers(0, 4000, (48, 64), dtype=np.uint16)
+    depth[rng.random(depth.shape) < 0.2] = 0
+    k = (50.0, 52.0, 31.5, 23.5)
+    pts = clcompute.depth_to_points(depth, *k, depth_trunc=3.0, stride=stride)
+    want, valid = reference_points(depth, *k, 1000.0, 3.0, stride)
+    assert pts.dtype == np.float32 and pts.shape == (int(valid.sum()), 3)
+    np.testing.assert_allclose(pts, want[valid], rtol=2e-6, atol=1e-7)
+    org = clcompute.depth_to_points(depth, *k, depth_trunc=3.0, stride=stride, organized=True)
+    assert org.shape == valid.shape + (3,)
+    assert np.isnan(org[~valid]).all()
+    np.testing.assert_allclose(org[valid], want[valid], rtol=2e-6, atol=1e-7)
+
+
+def test_depth_to_points_with_color_and_float_metres():
+    depth = (rng.random((30, 40)) * 2).astype(np.float32)
+    depth[::7] = np.nan
+    color = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    pts, cols = clcompute.depth_to_points(depth, 30, 30, 20, 15, color=color)
+    want, valid = reference_points(depth, 30, 30, 20, 15, 1.0, 1000.0, 1)
+    assert pts.shape == cols.shape and cols.dtype == np.uint8
+    np.testing.assert_array_equal(cols, color[valid])
+    np.testing.assert_allclose(pts, want[valid], rtol=2e-6)
+
+
+def test_depth_to_points_matches_open3d_when_installed():
+    o3d = pytest.importorskip("open3d")
+    depth = rng.integers(0, 6000, (120, 160), dtype=np.uint16)
+    depth[rng.random(depth.shape) < 0.1] = 0
+    intr = o3d.camera.PinholeCameraIntrinsic(160, 120, 140.0, 141.0, 79.5, 59.5)
+    ref = o3d.geometry.PointCloud.create_from_depth_image(o3d.geometry.Image(depth), intr,
+                                                           depth_scale=1000.0, depth_trunc=3.0)
+    pts = clcompute.depth_to_points(depth, 140.0, 141.0, 79.5, 59.5, depth_trunc=3.0)
+    # Open3D computes in double, the library in float with reciprocals: within two float ulps.
+    np.testing.assert_allclose(pts, np.asarray(ref.points), rtol=3e-7, atol=1e-9)
+
+
+DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+          np.uint16, np.uint32, np.uint64, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reductions_return_what_numpy_returns(dtype):
+    ctx = clcompute.default_context()
+    if dtype == np.float64 and not ctx.device()["fp64"]:
+        pytest.skip("no double precision on this device")
+    if dtype == np.bool_:
+        a = rng.random((37, 101)) < 0.3
+    elif np.dtype(dtype).kind == "f":
+        a = (rng.random((37, 101)) * 8 - 4).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, (37, 101), dtype=dtype, endpoint=True)
+    for name in ("sum", "min", "max", "mean", "argmin", "argmax"):
+        got, want = getattr(clcompute, name)(a), getattr(a, name)()
+        assert type(got) is type(want), (name, type(got), type(want))
+        if np.dtype(dtype).kind == "f" and name in ("sum", "mean"):
+            # Both within a few ulps of the exact value (the library's compensated sum is the
+            # closer): eps times the sum of magnitudes, per element for the mean.
+            exact = getattr(a.astype(np.float64), name)()
+            bound = 4 * float(np.finfo(dtype).eps) * float(np.abs(a.astype(np.float64)).sum())
+            bound = bound / a.size if name == "mean" else bound
+            assert abs(float(got) - exact) <= bound and abs(float(want) - exact) <= bound
+        elif name == "mean":
+            assert got == pytest.approx(want, rel=1e-12)
+        else:
+            assert got == want, (name, got, want)
+
+
+def test_reduction_edges_follow_numpy():
+    assert clcompute.sum(np.array([2**63 - 1, 1], np.int64)) == np.int64(-2**63)
+    assert np.isnan(clcompute.max(np.array([1, np.nan, 3], np.float32)))
+    assert clcompute.argmin(np.array([3, np.nan, np.nan], np.float64)) == 1
+    assert clcompute.sum(np.zeros(0, np.float32)) == 0 and clcompute.sum([]) == 0
+    with pytest.raises(ValueError):
+        clcompute.max(np.zeros(0, np.int32))
+    with pytest.raises(ValueError):
+        clcompute.argmax(np.zeros((0, 3)))
+    a = np.arange(12, dtype=np.int32).reshape(3, 4).T  # not contiguous: copied once
+    before = clcompute.copies()
+    assert clcompute.argmax(a) == a.argmax() and clcompute.copies() == before + 1
+    with pytest.raises(TypeError):
+        clcompute.sum(np.zeros(3, np.complex64))
+
+
+def test_four_threads_share_one_context():
+    ctx = clcompute.Context()
+    imgs = [rng.integers(0, 256, (240, 320, 3), dtype=np.uint8) for _ in range(4)]
+    results, errors = [None] * 4, []
+
+    def work(i):
+        try:
+            for _ in range(10):
+                results[i] = ctx.gray(imgs[i])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for img, got in zip(imgs, results):
+        np.testing.assert_array_equal(got, opencv_gray(img, "rgb"))
+
+
+def test_many_equals_one_at_a_time():
+    imgs = [rng.integers(0, 256, (h, 50, 3), dtype=np.uint8) for h in (10, 20, 30, 1)]
+    for img, got in zip(imgs, clcompute.gray_many(imgs)):
+        np.testing.assert_array_equal(got, clcompute.gray(img))
+    depths = [rng.integers(0, 3000, (24, 32), dtype=np.uint16) for _ in range(5)]
+    many = clcompute.depth_to_points_many(depths, 30, 30, 16, 12, depth_trunc=2.0)
+    for d, got in zip(depths, many):
+        np.testing.assert_array_equal(got, clcompute.depth_to_points(d, 30, 30, 16, 12,
+                                                                     depth_trunc=2.0))
