@@ -41,7 +41,7 @@ cmake --build build/sanitize --parallel "$(nproc)"
 if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
     [[ -x build/python/bin/python ]] || python3 -m venv build/python
     build/python/bin/pip install -q "scikit-build-core>=0.10" "numpy>=1.23" "pytest>=7"
-    build/python/bin/pip install -q --no-deps --no-build-isolation .
+    build/python/bin/pip install -q --no-deps --no-build-isolation -C cmake.define.CLC_WERROR=ON .
     echo "setup: the Python package is in build/python (build/python/bin/python -c 'import clcompute')"
 else
     echo "setup: $(python3 --version) is older than 3.11; the Python package is not built"

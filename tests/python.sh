@@ -11,7 +11,7 @@ if [ ! -x "$py" ]; then
     exit 77
 fi
 cd "$source"
-"$py" -m pip install --no-deps --no-build-isolation -q . ||
+"$py" -m pip install --no-deps --no-build-isolation -q -C cmake.define.CLC_WERROR=ON . ||
     { echo "FAIL: pip install of the package"; exit 1; }
 cd "$build"
 exec "$py" -m pytest -q -p no:cacheprovider "$source/python/tests"

@@ -10,6 +10,7 @@
 #include <Python.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <clcompute/clcompute.h>
