@@ -258,3 +258,29 @@ def test_many_equals_one_at_a_time():
     for d, got in zip(depths, many):
         np.testing.assert_array_equal(got, clcompute.depth_to_points(d, 30, 30, 16, 12,
                                                                      depth_trunc=2.0))
+
+
+def test_the_examples_run(tmp_path):
+    """examples/python, as the README shows them (gray_photo needs cv2)."""
+    import pathlib
+    import subprocess
+    import sys
+    here = pathlib.Path(__file__).resolve().parents[2]
+    ex = here / "examples" / "python"
+    run = lambda *a: subprocess.run([sys.executable, *map(str, a)], capture_output=True,
+                                    text=True, timeout=300)
+    r = run(ex / "reduce.py")
+    assert r.returncode == 0 and "x.sum()" in r.stdout, r.stderr
+    depth = (rng.integers(500, 3000, (48, 64))).astype(np.uint16)
+    try:
+        import cv2
+    except ImportError:
+        cv2 = None
+    if cv2 is not None:
+        cv2.imwrite(str(tmp_path / "depth.png"), depth)
+        r = run(ex / "depth_to_ply.py", tmp_path / "depth.png", tmp_path / "c.ply", "--fx", 50,
+                "--fy", 50, "--cx", 32, "--cy", 24)
+        assert r.returncode == 0 and (tmp_path / "c.ply").stat().st_size > 48 * 64 * 12, r.stderr
+        cv2.imwrite(str(tmp_path / "p.jpg"), rng.integers(0, 256, (40, 60, 3), dtype=np.uint8))
+        r = run(ex / "gray_photo.py", tmp_path / "p.jpg", tmp_path / "g.png")
+        assert r.returncode == 0 and (tmp_path / "g.png").exists(), r.stderr

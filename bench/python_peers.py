@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""clcompute from Python against the peers on the same arrays, in one run: gray vs
+cv2.cvtColor, depth_to_points vs Open3D's create_from_depth_image (legacy), sum and argmax vs
+numpy and pyopencl, the binding's own cost per call over the C call (clc_bench_percall), and four
+threads sharing one context. Peers that are not installed are left out with a note.
+
+    python_peers.py [--percall BUILD/bench/clc_bench_percall] [--repeats N]
+
+Run it with the interpreter that has clcompute installed (build/python/bin/python after
+./setup.sh) and whichever peers you want in the table."""
+import argparse
+import subprocess
+import threading
+import time
+
+import numpy as np
+
+import clcompute
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--percall", help="path of clc_bench_percall, for the C call's own cost")
+parser.add_argument("--repeats", type=int, default=11)
+args = parser.parse_args()
+rng = np.random.default_rng(7)
+
+
+def median_ms(fn, repeats=args.repeats):
+    fn()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return sorted(times)[len(times) // 2] * 1e3
+
+
+def peer(name):
+    try:
+        return __import__(name)
+    except ImportError as e:
+        print(f"({name} not installed: {e})")
+        return None
+
+
+cv2, o3d, cl = peer("cv2"), peer("open3d"), peer("pyopencl")
+ctx = clcompute.default_context()
+d = ctx.device()
+print(f"clcompute {clcompute.__version__} on {d['name']} ({d['type']}), numpy {np.__version__}"
+      + (f", OpenCV {cv2.__version__}" if cv2 else "") + (f", Open3D {o3d.__version__}" if o3d else "")
+      + f"; median of {args.repeats} runs\n")
+
+# The binding's cost per call, over the C call's.
+print("| call | clcompute (Python) us | extension alone us | C call us | Python overhead us |")
+print("| --- | --- | --- | --- | --- |")
+c_us = {}
+if args.percall:
+    out = subprocess.run([args.percall, "20000"], capture_output=True, text=True, check=True)
+    for line in out.stdout.splitlines():
+        c_us[line.split()[0]] = float(line.split()[1])
+one = np.ones(1, np.float32)
+px = np.ones((1, 1, 3), np.uint8)
+gout = np.empty((1, 1), np.uint8)
+for name, py_fn, ext_fn in (
+        ("sum_1", lambda: clcompute.sum(one), lambda: ctx._reduce(1, 1, one, 1)),
+        ("gray_1px", lambda: clcompute.gray(px, out=gout), lambda: ctx._gray(px, 1, gout, 5, 0))):
+    py = median_ms(py_fn, 20000) * 1e3
+    ext = median_ms(ext_fn, 20000) * 1e3
+    c = c_us.get(name)
+    print(f"| {name} | {py:.1f} | {ext:.1f} | {c:.1f} | {py - c:.1f} |" if c else
+          f"| {name} | {py:.1f} | {ext:.1f} | (no --percall) | |")
+
+print("\n| work | size | clcompute ms | peer | peer ms | clcompute vs peer |")
+print("| --- | --- | --- | --- | --- | --- |")
+
+
+def row(work, size, ours, name, theirs):
+    print(f"| {work} | {size} | {ours:.3f} | {name} | " +
+          (f"{theirs:.3f} | {theirs / ours:.2f}x |" if theirs else "- | |"))
+
+
+for w, h in [(640, 480), (1920, 1080), (3840, 2160)]:
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    out = np.empty((h, w), np.uint8)
+    ours = median_ms(lambda: clcompute.gray(img, out=out))
+    theirs = median_ms(lambda: cv2.cvtColor(img, cv2.COLOR_RGB2GRAY, dst=out)) if cv2 else None
+    row("gray", f"{w}x{h}", ours, "cv2.cvtColor", theirs)
+
+depth = rng.integers(300, 5000, (480, 640), dtype=np.uint16)
+depth[rng.random(depth.shape) < 0.15] = 0
+k = (525.0, 525.0, 319.5, 239.5)
+ours = median_ms(lambda: clcompute.depth_to_points(depth, *k, depth_trunc=3.0))
+theirs = None
+if o3d:
+    intr = o3d.camera.PinholeCameraIntrinsic(640, 480, *k)
+    image = o3d.geometry.Image(depth)
+    theirs = median_ms(lambda: o3d.geometry.PointCloud.create_from_depth_image(
+        image, intr, depth_scale=1000.0, depth_trunc=3.0))
+row("depth_to_points", "640x480", ours, "Open3D legacy", theirs)
+
+x = (rng.random(64 << 20, dtype=np.float32) - np.float32(0.5))
+for op in ("sum", "argmax"):
+    ours = median_ms(lambda: getattr(clcompute, op)(x))
+    row(op, "64Mi f32", ours, "numpy", median_ms(lambda: getattr(x, op)()))
+if cl:
+    import pyopencl.array as cla
+    import pyopencl.reduction as clr
+    cl_ctx = cl.create_some_context(interactive=False)
+    queue = cl.CommandQueue(cl_ctx)
+    total = clr.ReductionKernel(cl_ctx, np.float32, neutral="0", reduce_expr="a+b",
+                                map_expr="x[i]", arguments="__global const float *x")
+    # As a numpy user would: the array from host memory each time, as clcompute.sum takes it.
+    theirs = median_ms(lambda: total(cla.to_device(queue, x)).get())
+    row("sum", "64Mi f32", median_ms(lambda: clcompute.sum(x)), "pyopencl ReductionKernel",
+        theirs)
+
+# Four Python threads sharing the context.
+imgs = [rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8) for _ in range(4)]
+
+
+def frames_per_second(threads):
+    n = 24
+
+    def work(i):
+        for _ in range(n // threads):
+            clcompute.gray(imgs[i])
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    t = time.perf_counter()
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    return n / (time.perf_counter() - t)
+
+
+one_thread = frames_per_second(1)
+four = frames_per_second(4)
+print(f"\ngray 1920x1080 from Python threads on one context: {one_thread:.0f} frames/s with 1, "
+      f"{four:.0f} with 4 ({four / one_thread:.2f}x)")
