@@ -67,5 +67,10 @@ ref = o3d.geometry.PointCloud.create_from_rgbd_image(rgbd, intr)
 got = ours("color.ply", "--color", path("color.png"), "--ascii")
 compare("colour points (ascii)", got.points, ref.points)
 compare("colours", got.colors, ref.colors, tol=0.5 / 255)
-print(f"open3d comparison: {10 - failures} of 10 agree")
+# PCD, binary and ascii, read back by Open3D's own reader.
+for extra in ((), ("--ascii",)):
+    got = ours("color.pcd", "--color", path("color.png"), *extra)
+    compare(f"PCD{' ascii' if extra else ''} points", got.points, ref.points)
+    compare(f"PCD{' ascii' if extra else ''} colours", got.colors, ref.colors, tol=0.5 / 255)
+print(f"open3d comparison: {14 - failures} of 14 agree")
 sys.exit(1 if failures else 0)
