@@ -138,29 +138,30 @@ static PyObject *devices(PyObject *self, PyObject *unused)
     return out;
 }
 
-/* ---- Context --------------------------------------------------------------------------------- */
+/* ---- objects holding one library handle (Context, Batch) --------------------------------------
+ */
 
 typedef struct {
-    PyObject_HEAD clc_context *ctx;
-} Context;
+    PyObject_HEAD void *handle;
+} Handle;
 
-static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
+/* __init__(selector=default): *handle = make(selector), with the GIL released (device discovery
+ * and, for a batch, every worker's context take a while). */
+static int handle_init(PyObject *self, PyObject *args, PyObject *kwargs, char *keyword,
+                       const char *fallback, clc_status (*make)(const char *selector, void **out))
 {
-    static char *kw[] = {"device", NULL};
-    const char *device = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kw, &device))
+    char *kw[] = {keyword, NULL};
+    const char *selector = fallback;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kw, &selector))
         return -1;
-    Context *c = (Context *)self;
-    if (c->ctx) {
-        PyErr_SetString(PyExc_RuntimeError, "Context is already initialised");
+    Handle *h = (Handle *)self;
+    if (h->handle) {
+        PyErr_SetString(PyExc_RuntimeError, "__init__ called twice");
         return -1;
     }
-    clc_context_options options = {0};
-    options.device = device;
-    clc_status st;
-    PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_context_create(&options, &c->ctx);
-    PyEval_RestoreThread(ts_);
+    PyThreadState *ts = PyEval_SaveThread();
+    const clc_status st = make(selector, &h->handle);
+    PyEval_RestoreThread(ts);
     if (st != CLC_SUCCESS) {
         raise_status(st);
         return -1;
@@ -168,13 +169,14 @@ static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
     return 0;
 }
 
-static void context_dealloc(PyObject *self)
+/* Destroys the handle (GIL released: a context waits for its queue) and frees the object. */
+static void handle_dealloc(PyObject *self, void (*destroy)(void *handle))
 {
-    Context *c = (Context *)self;
-    if (c->ctx) {
-        PyThreadState *ts_ = PyEval_SaveThread();
-        clc_context_destroy(c->ctx);
-        PyEval_RestoreThread(ts_);
+    Handle *h = (Handle *)self;
+    if (h->handle) {
+        PyThreadState *ts = PyEval_SaveThread();
+        destroy(h->handle);
+        PyEval_RestoreThread(ts);
     }
     PyTypeObject *type = Py_TYPE(self);
     freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
@@ -182,12 +184,36 @@ static void context_dealloc(PyObject *self)
     Py_DECREF(type);
 }
 
+/* ---- Context --------------------------------------------------------------------------------- */
+
+static clc_status make_context(const char *device, void **out)
+{
+    clc_context_options options = {0};
+    options.device = device;
+    return clc_context_create(&options, (clc_context **)out);
+}
+
+static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return handle_init(self, args, kwargs, "device", NULL, make_context);
+}
+
+static void destroy_context(void *ctx)
+{
+    clc_context_destroy(ctx);
+}
+
+static void context_dealloc(PyObject *self)
+{
+    handle_dealloc(self, destroy_context);
+}
+
 static clc_context *context_of(PyObject *self)
 {
-    Context *c = (Context *)self;
-    if (!c->ctx)
+    clc_context *ctx = ((Handle *)self)->handle;
+    if (!ctx)
         PyErr_SetString(PyExc_RuntimeError, "Context was not initialised");
-    return c->ctx;
+    return ctx;
 }
 
 static PyObject *context_device(PyObject *self, PyObject *unused)
@@ -365,51 +391,40 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {0, NULL}};
 
-static PyType_Spec context_spec = {"clcompute._clcompute.Context", sizeof(Context), 0,
+static PyType_Spec context_spec = {"clcompute._clcompute.Context", sizeof(Handle), 0,
                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, context_slots};
 
 /* ---- Batch ----------------------------------------------------------------------------------- */
 
-typedef struct {
-    PyObject_HEAD clc_batch *batch;
-} Batch;
+static clc_status make_batch(const char *devices, void **out)
+{
+    clc_batch_options options = {0};
+    options.devices = devices;
+    return clc_batch_create(&options, (clc_batch **)out);
+}
 
 static int batch_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kw[] = {"devices", NULL};
-    const char *devices = "all";
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z", kw, &devices))
-        return -1;
-    Batch *b = (Batch *)self;
-    if (b->batch) {
-        PyErr_SetString(PyExc_RuntimeError, "Batch is already initialised");
-        return -1;
-    }
-    clc_batch_options options = {0};
-    options.devices = devices;
-    clc_status st;
-    PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_batch_create(&options, &b->batch);
-    PyEval_RestoreThread(ts_);
-    if (st != CLC_SUCCESS) {
-        raise_status(st);
-        return -1;
-    }
-    return 0;
+    return handle_init(self, args, kwargs, "devices", "all", make_batch);
+}
+
+static void destroy_batch(void *batch)
+{
+    clc_batch_destroy(batch);
 }
 
 static void batch_dealloc(PyObject *self)
 {
-    Batch *b = (Batch *)self;
-    if (b->batch) {
-        PyThreadState *ts_ = PyEval_SaveThread();
-        clc_batch_destroy(b->batch);
-        PyEval_RestoreThread(ts_);
-    }
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    handle_dealloc(self, destroy_batch);
+}
+
+/* The batch of self; NULL after an exception when it was not initialised. */
+static clc_batch *batch_of(PyObject *self)
+{
+    clc_batch *b = ((Handle *)self)->handle;
+    if (!b)
+        PyErr_SetString(PyExc_RuntimeError, "Batch was not initialised");
+    return b;
 }
 
 /* The items of a batch run, their buffers held (with the GIL) before the run. */
@@ -463,7 +478,7 @@ static void release_items(item *items, size_t n)
 }
 
 /* Runs the items; for a failure raises with the first failed item's index. */
-static int run_items(Batch *b, item *items, size_t n, clc_batch_job job)
+static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
 {
     clc_status *statuses = PyMem_Calloc(n ? n : 1, sizeof *statuses);
     if (!statuses) {
@@ -472,7 +487,7 @@ static int run_items(Batch *b, item *items, size_t n, clc_batch_job job)
     }
     clc_status st;
     PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_batch_run(b->batch, n, job, items, statuses, NULL, NULL);
+    st = clc_batch_run(b, n, job, items, statuses, NULL, NULL);
     PyEval_RestoreThread(ts_);
     int rc = 0;
     if (st != CLC_SUCCESS) {
@@ -495,9 +510,9 @@ static int run_items(Batch *b, item *items, size_t n, clc_batch_job job)
 /* _gray_many([(src, src_format, dst, dst_format, weights), ...]) */
 static PyObject *batch_gray(PyObject *self, PyObject *args)
 {
-    Batch *b = (Batch *)self;
+    clc_batch *b = batch_of(self);
     PyObject *list;
-    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+    if (!b || !PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
     const Py_ssize_t n = PyList_Size(list);
     item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
@@ -527,9 +542,9 @@ static PyObject *batch_gray(PyObject *self, PyObject *args)
  * points), ...]) -> [count, ...] */
 static PyObject *batch_cloud(PyObject *self, PyObject *args)
 {
-    Batch *b = (Batch *)self;
+    clc_batch *b = batch_of(self);
     PyObject *list;
-    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+    if (!b || !PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
     const Py_ssize_t n = PyList_Size(list);
     item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
@@ -566,12 +581,12 @@ static PyObject *batch_cloud(PyObject *self, PyObject *args)
 static PyObject *batch_devices(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    Batch *b = (Batch *)self;
-    PyObject *out = PyList_New(0);
-    for (size_t i = 0; out && i < clc_batch_device_count(b->batch); ++i) {
-        PyObject *d = device_dict(clc_batch_device(b->batch, i));
+    clc_batch *b = batch_of(self);
+    PyObject *out = b ? PyList_New(0) : NULL;
+    for (size_t i = 0; out && i < clc_batch_device_count(b); ++i) {
+        PyObject *d = device_dict(clc_batch_device(b, i));
         if (d) {
-            PyObject *done = PyLong_FromSize_t(clc_batch_items_done(b->batch, i));
+            PyObject *done = PyLong_FromSize_t(clc_batch_items_done(b, i));
             if (!done || PyDict_SetItemString(d, "items_done", done) != 0)
                 Py_CLEAR(d);
             Py_XDECREF(done);
@@ -598,8 +613,8 @@ static PyType_Slot batch_slots[] = {
     {Py_tp_methods, batch_methods},
     {0, NULL}};
 
-static PyType_Spec batch_spec = {"clcompute._clcompute.Batch", sizeof(Batch), 0, Py_TPFLAGS_DEFAULT,
-                                 batch_slots};
+static PyType_Spec batch_spec = {"clcompute._clcompute.Batch", sizeof(Handle), 0,
+                                 Py_TPFLAGS_DEFAULT, batch_slots};
 
 /* ---- module ---------------------------------------------------------------------------------- */
 
