@@ -169,6 +169,15 @@ static int handle_init(PyObject *self, PyObject *args, PyObject *kwargs, char *k
     return 0;
 }
 
+/* The handle; NULL after an exception when __init__ did not run (a subclass that skipped it). */
+static void *handle_of(PyObject *self)
+{
+    void *handle = ((Handle *)self)->handle;
+    if (!handle)
+        PyErr_SetString(PyExc_RuntimeError, "the object was not initialised (__init__ not called)");
+    return handle;
+}
+
 /* Destroys the handle (GIL released: a context waits for its queue) and frees the object. */
 static void handle_dealloc(PyObject *self, void (*destroy)(void *handle))
 {
@@ -210,10 +219,7 @@ static void context_dealloc(PyObject *self)
 
 static clc_context *context_of(PyObject *self)
 {
-    clc_context *ctx = ((Handle *)self)->handle;
-    if (!ctx)
-        PyErr_SetString(PyExc_RuntimeError, "Context was not initialised");
-    return ctx;
+    return handle_of(self);
 }
 
 static PyObject *context_device(PyObject *self, PyObject *unused)
@@ -418,13 +424,9 @@ static void batch_dealloc(PyObject *self)
     handle_dealloc(self, destroy_batch);
 }
 
-/* The batch of self; NULL after an exception when it was not initialised. */
 static clc_batch *batch_of(PyObject *self)
 {
-    clc_batch *b = ((Handle *)self)->handle;
-    if (!b)
-        PyErr_SetString(PyExc_RuntimeError, "Batch was not initialised");
-    return b;
+    return handle_of(self);
 }
 
 /* The items of a batch run, their buffers held (with the GIL) before the run. */
