@@ -153,6 +153,28 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
     return rc;
 }
 
+int cli_files_parse(cli_batch *b, int argc, char **argv, void (*usage)(FILE *out),
+                    int (*option)(cli_args *a, void *user), void *user)
+{
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    for (int kind; (kind = cli_next(&a)) != CLI_END;) {
+        const int own = kind == CLI_OPTION ? option(&a, user) : 0;
+        if (own < 0)
+            return CLI_EXIT_USAGE;
+        if (own > 0)
+            continue;
+        const int shared = cli_batch_arg(b, &a, kind, usage);
+        if (shared == CLI_ARG_HELP)
+            return CLI_EXIT_OK;
+        if (shared < 0)
+            return CLI_EXIT_USAGE;
+        if (shared == 0)
+            return cli_unknown(&a);
+    }
+    return CLI_ARGS_READ;
+}
+
 int cli_files_run(cli_batch *b, const char *default_format,
                   int (*format_ok)(const char *ext, void *user),
                   int (*check)(const char *out, void *user), cli_convert convert, void *user)

@@ -173,6 +173,14 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
 int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_convert convert,
                    void *user);
 
+/* Reads a file command's arguments: its own options through `option` (1 taken, 0 not its, -1
+ * after a message), then those every file command shares (cli_batch_arg); anything else is an
+ * unknown option. CLI_ARGS_READ when all were read, else the exit code to return (0 after
+ * --help). */
+enum { CLI_ARGS_READ = -1 };
+int cli_files_parse(cli_batch *b, int argc, char **argv, void (*usage)(FILE *out),
+                    int (*option)(cli_args *a, void *user), void *user);
+
 /* Runs a file command once its arguments are read: a batch (-o OUTDIR) writing OUTDIR/NAME.EXT,
  * EXT from --format (a leading '.' allowed) or default_format, which format_ok (when given)
  * accepts or refuses after a message; or single-file mode (cli_single_run) for exactly IN OUT;

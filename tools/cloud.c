@@ -316,68 +316,63 @@ static int check_output(const char *path)
     return -1;
 }
 
+/* What the command line gives besides the shared options. */
+typedef struct cloud_args {
+    cloud_job *job;
+    const char *color_path, *intrinsics;
+    double k[4]; /* NaN: not given */
+} cloud_args;
+
+static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
+
+/* The command's own options. */
+static int option(cli_args *a, void *arg)
+{
+    cloud_args *c = arg;
+    cloud_job *job = c->job;
+    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_NONNEGATIVE, CLI_NONNEGATIVE};
+    for (int j = 0; j < 4; ++j)
+        if (cli_is(a, k_flags[j]))
+            return cli_number(a, k_rules[j], &c->k[j]) != 0 ? -1 : 1;
+    if (cli_is(a, "--depth-scale"))
+        return cli_number(a, CLI_POSITIVE, &job->options.depth_scale) != 0 ? -1 : 1;
+    if (cli_is(a, "--depth-trunc"))
+        return cli_number(a, CLI_POSITIVE, &job->options.depth_trunc) != 0 ? -1 : 1;
+    if (cli_is(a, "--stride"))
+        return cli_whole(a, 1, 65535, &job->options.stride) != 0 ? -1 : 1;
+    if (cli_is(a, "--color"))
+        return (c->color_path = cli_value(a)) ? 1 : -1;
+    if (cli_is(a, "--intrinsics"))
+        return (c->intrinsics = cli_value(a)) ? 1 : -1;
+    if (!cli_is(a, "--organized") && !cli_is(a, "--ascii") && !cli_is(a, "--allow-8bit"))
+        return 0;
+    if (cli_flag(a) != 0)
+        return -1;
+    if (cli_is(a, "--organized"))
+        job->options.layout = CLC_CLOUD_ORGANIZED;
+    else if (cli_is(a, "--ascii"))
+        job->ascii = 1;
+    else
+        job->allow_8bit = 1;
+    return 1;
+}
+
 static int run(int argc, char **argv)
 {
-    const char *color_path = NULL, *intrinsics = NULL;
-    int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
-    double k[4] = {NAN, NAN, NAN, NAN};
-    static const char *const k_flags[4] = {"--fx", "--fy", "--cx", "--cy"};
-    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_NONNEGATIVE, CLI_NONNEGATIVE};
+    int rc = CLI_EXIT_USAGE;
     cloud_job job = {0};
+    cloud_args args = {&job, NULL, NULL, {NAN, NAN, NAN, NAN}};
     cli_batch batch = {0}, colors = {0};
     batch.accept = img_is_depth_name;
     batch.kind = "depth images";
     batch.extensions = IMG_DEPTH_EXTENSIONS;
-    cli_args a;
-    cli_args_init(&a, argc, argv);
-    while ((kind = cli_next(&a)) != CLI_END) {
-        int matched = 0;
-        for (int j = 0; kind == CLI_OPTION && j < 4; ++j) {
-            if (cli_is(&a, k_flags[j])) {
-                if (cli_number(&a, k_rules[j], &k[j]) != 0)
-                    goto done;
-                matched = 1;
-            }
-        }
-        if (matched)
-            continue;
-        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
-            if (opt == CLI_ARG_HELP)
-                rc = CLI_EXIT_OK;
-            if (opt != 1)
-                goto done;
-        } else if (cli_is(&a, "--depth-scale")) {
-            if (cli_number(&a, CLI_POSITIVE, &job.options.depth_scale) != 0)
-                goto done;
-        } else if (cli_is(&a, "--depth-trunc")) {
-            if (cli_number(&a, CLI_POSITIVE, &job.options.depth_trunc) != 0)
-                goto done;
-        } else if (cli_is(&a, "--stride")) {
-            if (cli_whole(&a, 1, 65535, &job.options.stride) != 0)
-                goto done;
-        } else if (cli_is(&a, "--color")) {
-            if (!(color_path = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--intrinsics")) {
-            if (!(intrinsics = cli_value(&a)))
-                goto done;
-        } else if (cli_is(&a, "--organized")) {
-            if (cli_flag(&a) != 0)
-                goto done;
-            job.options.layout = CLC_CLOUD_ORGANIZED;
-        } else if (cli_is(&a, "--ascii")) {
-            if (cli_flag(&a) != 0)
-                goto done;
-            job.ascii = 1;
-        } else if (cli_is(&a, "--allow-8bit")) {
-            if (cli_flag(&a) != 0)
-                goto done;
-            job.allow_8bit = 1;
-        } else {
-            rc = cli_unknown(&a);
-            goto done;
-        }
+    const int parsed = cli_files_parse(&batch, argc, argv, usage, option, &args);
+    if (parsed != CLI_ARGS_READ) {
+        rc = parsed;
+        goto done;
     }
+    const char *color_path = args.color_path, *intrinsics = args.intrinsics;
+    double *k = args.k;
     job.device = batch.devices; /* single-file mode makes its context there */
     job.quiet = batch.quiet;
     if (!batch.outdir && batch.npaths != 2) {

@@ -113,6 +113,26 @@ static int check_output(const char *out, void *arg)
     return -1;
 }
 
+/* The command's own option: --weights. */
+static int option(cli_args *a, void *arg)
+{
+    gray_job *job = arg;
+    if (!cli_is(a, "--weights"))
+        return 0;
+    const char *w = cli_value(a);
+    if (!w)
+        return -1;
+    if (strcmp(w, "bt601") == 0) {
+        job->options.weights = CLC_GRAY_BT601;
+    } else if (strcmp(w, "bt709") == 0) {
+        job->options.weights = CLC_GRAY_BT709;
+    } else {
+        cli_error("unknown weights '%s' (bt601 or bt709)", w);
+        return -1;
+    }
+    return 1;
+}
+
 static int run(int argc, char **argv)
 {
     cli_batch batch = {0};
@@ -120,35 +140,11 @@ static int run(int argc, char **argv)
     batch.kind = "images";
     batch.extensions = IMG_IMAGE_EXTENSIONS;
     gray_job job = {{CLC_GRAY_BT601}, IMG_PNG, NULL};
-    int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
-    cli_args a;
-    cli_args_init(&a, argc, argv);
-    while ((kind = cli_next(&a)) != CLI_END) {
-        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
-            if (opt == CLI_ARG_HELP)
-                rc = CLI_EXIT_OK;
-            if (opt != 1)
-                goto done;
-        } else if (cli_is(&a, "--weights")) {
-            const char *w = cli_value(&a);
-            if (!w)
-                goto done;
-            if (strcmp(w, "bt601") == 0) {
-                job.options.weights = CLC_GRAY_BT601;
-            } else if (strcmp(w, "bt709") == 0) {
-                job.options.weights = CLC_GRAY_BT709;
-            } else {
-                cli_error("unknown weights '%s' (bt601 or bt709)", w);
-                goto done;
-            }
-        } else {
-            rc = cli_unknown(&a);
-            goto done;
-        }
+    int rc = cli_files_parse(&batch, argc, argv, usage, option, &job);
+    if (rc == CLI_ARGS_READ) {
+        job.device = batch.devices; /* single-file mode makes its context there */
+        rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
     }
-    job.device = batch.devices; /* single-file mode makes its context there */
-    rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
-done:
     cli_batch_free(&batch);
     return rc;
 }

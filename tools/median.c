@@ -87,6 +87,21 @@ static int check_output(const char *out, void *arg)
     return -1;
 }
 
+/* The command's own option: --ksize. */
+static int option(cli_args *a, void *arg)
+{
+    median_job *job = arg;
+    if (!cli_is(a, "--ksize"))
+        return 0;
+    if (cli_whole(a, 1, 255, &job->ksize) != 0)
+        return -1;
+    if (job->ksize != 3 && job->ksize != 5) {
+        cli_error("--ksize %u: the sizes are 3 and 5 (OpenCV's for every depth)", job->ksize);
+        return -1;
+    }
+    return 1;
+}
+
 static int run(int argc, char **argv)
 {
     cli_batch batch = {0};
@@ -94,31 +109,11 @@ static int run(int argc, char **argv)
     batch.kind = "images";
     batch.extensions = IMG_DEPTH_EXTENSIONS;
     median_job job = {5, NULL};
-    int rc = CLI_EXIT_USAGE, kind = 0, opt = 0;
-    cli_args a;
-    cli_args_init(&a, argc, argv);
-    while ((kind = cli_next(&a)) != CLI_END) {
-        if ((opt = cli_batch_arg(&batch, &a, kind, usage)) != 0) {
-            if (opt == CLI_ARG_HELP)
-                rc = CLI_EXIT_OK;
-            if (opt != 1)
-                goto done;
-        } else if (cli_is(&a, "--ksize")) {
-            if (cli_whole(&a, 1, 255, &job.ksize) != 0)
-                goto done;
-            if (job.ksize != 3 && job.ksize != 5) {
-                cli_error("--ksize %u: the sizes are 3 and 5 (OpenCV's for every depth)",
-                          job.ksize);
-                goto done;
-            }
-        } else {
-            rc = cli_unknown(&a);
-            goto done;
-        }
+    int rc = cli_files_parse(&batch, argc, argv, usage, option, &job);
+    if (rc == CLI_ARGS_READ) {
+        job.device = batch.devices; /* single-file mode makes its context there */
+        rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
     }
-    job.device = batch.devices; /* single-file mode makes its context there */
-    rc = cli_files_run(&batch, "png", format_ok, check_output, convert_item, &job);
-done:
     cli_batch_free(&batch);
     return rc;
 }
