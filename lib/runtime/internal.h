@@ -209,7 +209,8 @@ cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *
 void clc__release_mem(cl_mem *m);
 
 /* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
- * and unmap in place, a blocking read otherwise. */
+ * and unmap in place, enqueued without waiting (the caller's clFinish completes them), a
+ * blocking read otherwise. */
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);
 
 /* ---- per-device variants (tune.c) ---- */
