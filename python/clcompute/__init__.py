@@ -5,7 +5,7 @@ vendor, CPUs through PoCL).
     import clcompute, numpy as np
     gray = clcompute.gray(rgb)                      # cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     pts = clcompute.depth_to_points(depth, fx, fy, cx, cy)   # Open3D's create_from_depth_image
-    s = clcompute.sum(a)                            # a.sum(), the same type and value
+    s = clcompute.sum(a)                            # a.sum(): numpy's result type
 
 Arrays that are C-contiguous with the right dtype (image rows may also be a row slice of a larger
 array: their stride becomes the pitch) are passed to the library without a copy; any other array
@@ -15,11 +15,19 @@ library's rule: the largest GPU, else the CPU); `Context(device)` chooses one, w
 methods. Errors from the library raise `clcompute.Error` with the library's message (build logs
 included) and its `.status`. docs/python.md has the details.
 """
+import inspect
+import math
+import operator
 import threading
 
 import numpy as np
 
-from . import _clcompute
+try:
+    from . import _clcompute
+except ImportError as e:  # the source tree (python/clcompute) shadows the installed package
+    raise ImportError(f"clcompute's compiled extension was not found next to {__file__}: if that "
+                      "is the source tree, install the package (pip install .) and run from "
+                      "another folder") from e
 from ._clcompute import Batch as _Batch
 from ._clcompute import Error
 
@@ -43,9 +51,46 @@ _copies_lock = threading.Lock()
 
 
 def copies():
-    """How many input arrays this process has copied because their layout or byte order was not
-    one the library takes as it is (C-contiguous rows of native-order values)."""
+    """How many inputs this process has copied because they were not arrays (lists, buffers) or
+    their layout or byte order was not one the library takes as it is (C-contiguous rows of
+    native-order values)."""
     return _copies
+
+
+def _choice(name, value, choices):
+    """value (a string, any case) when it is one of choices; else ValueError (TypeError when it
+    is not a string)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string ({', '.join(choices)}), not {value!r}")
+    if value.lower() not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value.lower()
+
+
+def _whole(name, value, lo, hi):
+    """value as an int in [lo, hi]: TypeError for anything that is not an integer (2.9 is not
+    taken as 2), ValueError out of range."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {value!r}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be between {lo} and {hi}, not {v}")
+    return v
+
+
+def _positive(name, value, infinite=False):
+    """value as a float > 0, finite unless `infinite` allows +inf; else ValueError."""
+    v = float(value)
+    if not (v > 0 and (math.isfinite(v) or (infinite and v == math.inf))):
+        raise ValueError(f"{name} must be a positive{'' if infinite else ' finite'} number, "
+                         f"not {value!r}")
+    return v
+
+
+def _not_empty(name, arr):
+    if 0 in arr.shape:
+        raise ValueError(f"{name} is empty: shape {arr.shape}")
 
 
 def _rows_packed(arr):
@@ -62,7 +107,12 @@ def _as_input(a, image=False):
     """a as an array the library reads in place: a itself when its layout allows (C-contiguous
     native-order values, or for images rows of packed pixels at any stride), else one copy."""
     global _copies
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError("masked arrays are not supported (their mask would be ignored): pass "
+                        "a.compressed() or a.filled(value)")
     if not isinstance(a, np.ndarray):
+        with _copies_lock:
+            _copies += 1
         return np.ascontiguousarray(a)  # a list or a buffer: made into an array once
     if a.dtype.isnative and (a.flags.c_contiguous or (image and _rows_packed(a))):
         return a
@@ -101,12 +151,12 @@ class Context(_clcompute.Context):
         if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
             raise ValueError(f"img must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
                              f"{src.dtype}")
-        order = order.lower()
-        if order not in ("rgb", "bgr", "rgba", "bgra") or len(order) != src.shape[2]:
+        _not_empty("img", src)
+        order = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
+        if len(order) != src.shape[2]:
             raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
                              "for 3; rgba, bgra for 4)")
-        if weights not in _WEIGHTS:
-            raise ValueError(f"weights must be one of {sorted(_WEIGHTS)}, not {weights!r}")
+        weights = _choice("weights", weights, tuple(_WEIGHTS))
         dt = np.dtype(dtype)
         if dt not in (np.dtype(np.uint8), np.dtype(np.float32)):
             raise ValueError(f"dtype must be uint8 or float32, not {dt}")
@@ -124,37 +174,32 @@ class Context(_clcompute.Context):
         if fmt is None or src.ndim != 2:
             raise ValueError(f"img must be (H, W) uint8, uint16 or float32, not {src.shape} "
                              f"{src.dtype}")
+        _not_empty("img", src)
+        k = _whole("ksize", ksize, 3, 5)
         result = _output(out, src.shape, src.dtype)
-        self._median(src, _PIXEL[fmt], result, int(ksize))
+        self._median(src, _PIXEL[fmt], result, k)
         return result
 
     def depth_to_points(self, depth, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
                         stride=1, organized=False, color=None):
         """Open3D's PointCloud.create_from_depth_image (and create_from_rgbd_image for colour):
-        depth (H, W) uint16 in units of 1/depth_scale metre, or float32 metres; a pixel gives a
-        point when 0 < z < depth_trunc. Returns float32 (N, 3) points in Open3D's order, or with
+        depth (H, W) uint16 or float32, divided by depth_scale to give metres (as Open3D does for
+        both: pass depth_scale=1.0 for float32 metres); a pixel gives a point when
+        0 < z < depth_trunc. Returns float32 (N, 3) points in Open3D's order, or with
         organized=True (ceil(H/stride), ceil(W/stride), 3) with NaN where invalid; with color
         ((H, W, 3) uint8 RGB) also the (N, 3) uint8 colours: (points, colors)."""
-        src = _as_input(depth, image=True)
-        fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
-        if fmt is None or src.ndim != 2:
-            raise ValueError(f"depth must be (H, W) uint16 or float32, not {src.shape} "
-                             f"{src.dtype}")
+        src, fmt, scale, trunc, s = _depth_args("depth", depth, depth_scale, depth_trunc, stride)
         col = None
         if color is not None:
             col = _as_input(color, image=True)
             if col.dtype != np.uint8 or col.shape != src.shape + (3,):
                 raise ValueError(f"color must be (H, W, 3) uint8 RGB of the depth's size, not "
                                  f"{col.shape} {col.dtype}")
-        s = int(stride)
-        if s < 1:
-            raise ValueError(f"stride must be at least 1, not {stride}")
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         colors = np.empty((gh * gw, 3), np.uint8) if col is not None else None
-        n = self._depth_to_points(src, _PIXEL[fmt], col, (fx, fy, cx, cy),
-                                  0.0 if fmt == "depth_f32" else float(depth_scale),
-                                  float(depth_trunc), s, bool(organized), points, colors)
+        n = self._depth_to_points(src, _PIXEL[fmt], col, (fx, fy, cx, cy), scale, trunc, s,
+                                  bool(organized), points, colors)
         if organized:
             points = points.reshape(gh, gw, 3)
             colors = colors.reshape(gh, gw, 3) if colors is not None else None
@@ -197,6 +242,25 @@ class Context(_clcompute.Context):
     def argmax(self, a):
         """a.argmax(): the flat index of the first maximum (of the first NaN if any)."""
         return self._reduction("argmax", a)
+
+
+def _depth_args(name, depth, depth_scale, depth_trunc, stride):
+    """A depth image and its options checked, as the library takes them: (array, format, scale,
+    trunc, stride). Float depth is divided by depth_scale here, as Open3D does (one copy unless
+    the scale is 1); the library reads float32 depth as metres."""
+    src = _as_input(depth, image=True)
+    fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
+    if fmt is None or src.ndim != 2:
+        raise ValueError(f"{name} must be (H, W) uint16 or float32, not {src.shape} {src.dtype}")
+    _not_empty(name, src)
+    scale = _positive("depth_scale", depth_scale)
+    trunc = _positive("depth_trunc", depth_trunc, infinite=True)
+    s = _whole("stride", stride, 1, 2**32 - 1)
+    if fmt == "depth_f32":
+        if scale != 1.0:
+            src = src / np.float32(scale)  # float32 / float32: Open3D's (float) division
+        scale = 0.0  # the library's "not used" for float depth
+    return src, fmt, scale, trunc, s
 
 
 def _numpy_result(op, dtype, f, i, u, index):
@@ -287,7 +351,7 @@ def argmax(a):
 
 for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean", "argmin",
               "argmax"):
-    globals()[_name].__doc__ = getattr(Context, _name).__doc__ + (
+    globals()[_name].__doc__ = inspect.cleandoc(getattr(Context, _name).__doc__) + (
         "\n\nOn the default context (default_context()).")
 
 
@@ -306,17 +370,19 @@ def gray_many(images, order="rgb", weights="bt601", devices="all"):
     """gray() of every image of a list, on every device of `devices` at once (the batch API:
     each device's workers take the next image when free). Returns the results in order."""
     items, outs = [], []
+    o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
+    w = _choice("weights", weights, tuple(_WEIGHTS))
     for img in images:
         src = _as_input(img, image=True)
         if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
             raise ValueError(f"each image must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
                              f"{src.dtype}")
-        o = order.lower()
-        if o not in _PIXEL or len(o) != src.shape[2]:
+        _not_empty("an image", src)
+        if len(o) != src.shape[2]:
             raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels")
         out = np.empty(src.shape[:2], np.uint8)
         outs.append(out)
-        items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[weights]))
+        items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[w]))
     _batch(devices)._gray_many(items)
     return outs
 
@@ -326,19 +392,14 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     """depth_to_points() of every depth image of a list (no colour), on every device of
     `devices` at once. Returns the point arrays in order."""
     items, grids = [], []
-    s = int(stride)
     for depth in depths:
-        src = _as_input(depth, image=True)
-        fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
-        if fmt is None or src.ndim != 2 or s < 1:
-            raise ValueError(f"each depth must be (H, W) uint16 or float32, not {src.shape} "
-                             f"{src.dtype}")
+        src, fmt, scale, trunc, s = _depth_args("each depth", depth, depth_scale, depth_trunc,
+                                                stride)
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         grids.append((gh, gw, points))
-        items.append((src, _PIXEL[fmt], (fx, fy, cx, cy),
-                      0.0 if fmt == "depth_f32" else float(depth_scale), float(depth_trunc), s,
-                      bool(organized), points))
+        items.append((src, _PIXEL[fmt], (fx, fy, cx, cy), scale, trunc, s, bool(organized),
+                      points))
     counts = _batch(devices)._depth_to_points_many(items)
     return [p.reshape(gh, gw, 3) if organized else p[:n]
             for (gh, gw, p), n in zip(grids, counts)]

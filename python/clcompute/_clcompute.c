@@ -45,9 +45,17 @@ typedef struct image {
     size_t rows, cols, pitch; /* pitch: bytes from one row to the next */
 } image;
 
+static void release_image(image *im)
+{
+    if (im->held)
+        PyBuffer_Release(&im->view);
+    im->held = 0;
+}
+
 /* The buffer of obj as an image of `pixel` bytes a pixel: 1-D (one row), 2-D (rows, cols) or
  * 3-D (rows, cols, channels) with the pixels of a row packed and rows at any stride of at least
- * a row (the pitch): numpy's C-contiguous arrays and row slices of larger ones. */
+ * a row (the pitch): numpy's C-contiguous arrays and row slices of larger ones. Holds nothing
+ * after a failure. */
 static int get_image(PyObject *obj, int writable, size_t pixel, const char *what, image *im)
 {
     memset(im, 0, sizeof *im);
@@ -75,17 +83,11 @@ static int get_image(PyObject *obj, int writable, size_t pixel, const char *what
                      "%s: expected rows of packed %zu-byte pixels (a C-contiguous array or a row "
                      "slice of one)",
                      what, pixel);
+        release_image(im);
         return -1;
     }
     im->rows = (size_t)rows, im->cols = (size_t)cols, im->pitch = (size_t)pitch;
     return 0;
-}
-
-static void release_image(image *im)
-{
-    if (im->held)
-        PyBuffer_Release(&im->view);
-    im->held = 0;
 }
 
 /* A contiguous buffer of at least `bytes`. */
@@ -202,9 +204,26 @@ static clc_status make_context(const char *device, void **out)
     return clc_context_create(&options, (clc_context **)out);
 }
 
+/* A Context is the library context its __init__ made (lane 0) and, once threads call it at the
+ * same time, more lanes: library contexts over the same OpenCL context and device, each with a
+ * queue (and staging buffers) of its own, made when a call finds every lane busy, up to
+ * MAX_LANES; past that, calls share lane 0, which the library allows. With one queue for all,
+ * threads waited on each other's transfers and finishes: on the H200 four threads converting
+ * 1080p images to gray made 0.66x the frames of one. The GIL is the lock of the lane table. */
+enum { MAX_LANES = 8 };
+
+typedef struct {
+    Handle base;
+    clc_context *lane[MAX_LANES]; /* lane[0] is base.handle, once __init__ ran */
+    unsigned busy;                /* bit i: lane i is in a call */
+} ContextObject;
+
 static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    return handle_init(self, args, kwargs, "device", NULL, make_context);
+    if (handle_init(self, args, kwargs, "device", NULL, make_context) != 0)
+        return -1;
+    ((ContextObject *)self)->lane[0] = ((Handle *)self)->handle;
+    return 0;
 }
 
 static void destroy_context(void *ctx)
@@ -214,12 +233,64 @@ static void destroy_context(void *ctx)
 
 static void context_dealloc(PyObject *self)
 {
+    ContextObject *c = (ContextObject *)self;
+    PyThreadState *ts = PyEval_SaveThread();
+    for (int i = 1; i < MAX_LANES; ++i)
+        clc_context_destroy(c->lane[i]);
+    PyEval_RestoreThread(ts);
     handle_dealloc(self, destroy_context);
 }
 
 static clc_context *context_of(PyObject *self)
 {
     return handle_of(self);
+}
+
+/* A lane for one call (called with the GIL; *slot is -1 when the call shares lane 0). A free
+ * lane not made yet is made here, reserved while the GIL is released for it; if that fails the
+ * call shares lane 0 (the failure is a resource limit, and lane 0 still works). */
+static clc_context *lane_acquire(PyObject *self, int *slot)
+{
+    ContextObject *c = (ContextObject *)self;
+    for (int i = 0; i < MAX_LANES; ++i) {
+        if (c->busy & (1u << i))
+            continue;
+        c->busy |= 1u << i;
+        if (!c->lane[i]) {
+            clc_context *made = NULL;
+            PyThreadState *ts = PyEval_SaveThread();
+            const clc_status st =
+                clc_context_wrap(clc_context_cl_context(c->lane[0]),
+                                 clc_context_cl_device(c->lane[0]), NULL, NULL, &made);
+            PyEval_RestoreThread(ts);
+            if (st != CLC_SUCCESS) {
+                c->busy &= ~(1u << i);
+                break;
+            }
+            c->lane[i] = made;
+        }
+        *slot = i;
+        return c->lane[i];
+    }
+    *slot = -1;
+    return c->lane[0];
+}
+
+static void lane_release(PyObject *self, int slot)
+{
+    if (slot >= 0)
+        ((ContextObject *)self)->busy &= ~(1u << slot);
+}
+
+/* How many lanes the context has made (for tests). */
+static PyObject *context_lanes(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const ContextObject *c = (const ContextObject *)self;
+    int n = 0;
+    for (int i = 0; i < MAX_LANES; ++i)
+        n += c->lane[i] != NULL;
+    return PyLong_FromLong(n);
 }
 
 static PyObject *context_device(PyObject *self, PyObject *unused)
@@ -256,9 +327,12 @@ static PyObject *context_gray(PyObject *self, PyObject *args)
     const clc_image_desc d = {(clc_pixel_format)dst_format, dst.cols, dst.rows, dst.pitch};
     clc_gray_options o = {(clc_gray_weights)weights};
     clc_status st;
+    int slot;
+    clc_context *lane = lane_acquire(self, &slot);
     PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_gray(ctx, &s, src.view.buf, &d, dst.view.buf, &o);
+    st = clc_gray(lane, &s, src.view.buf, &d, dst.view.buf, &o);
     PyEval_RestoreThread(ts_);
+    lane_release(self, slot);
     release_image(&src);
     release_image(&dst);
     if (st != CLC_SUCCESS)
@@ -286,9 +360,12 @@ static PyObject *context_median(PyObject *self, PyObject *args)
     const clc_image_desc s = {(clc_pixel_format)format, src.cols, src.rows, src.pitch};
     const clc_image_desc d = {(clc_pixel_format)format, dst.cols, dst.rows, dst.pitch};
     clc_status st;
+    int slot;
+    clc_context *lane = lane_acquire(self, &slot);
     PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_median(ctx, &s, src.view.buf, &d, dst.view.buf, ksize);
+    st = clc_median(lane, &s, src.view.buf, &d, dst.view.buf, ksize);
     PyEval_RestoreThread(ts_);
+    lane_release(self, slot);
     release_image(&src);
     release_image(&dst);
     if (st != CLC_SUCCESS)
@@ -336,11 +413,14 @@ static PyObject *context_cloud(PyObject *self, PyObject *args)
     }
     size_t count = 0;
     const int with_color = color_obj != Py_None;
+    int slot;
+    clc_context *lane = lane_acquire(self, &slot);
     PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_depth_to_points(ctx, &d, depth.view.buf, with_color ? &c : NULL,
+    st = clc_depth_to_points(lane, &d, depth.view.buf, with_color ? &c : NULL,
                              with_color ? color.view.buf : NULL, &(clc_intrinsics){fx, fy, cx, cy},
                              &o, points.buf, have_colors ? colors.buf : NULL, grid, &count);
     PyEval_RestoreThread(ts_);
+    lane_release(self, slot);
     if (st != CLC_SUCCESS)
         raise_status(st);
     else
@@ -370,9 +450,12 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
         return NULL;
     clc_reduce_result r;
     clc_status st;
+    int slot;
+    clc_context *lane = lane_acquire(self, &slot);
     PyThreadState *ts_ = PyEval_SaveThread();
-    st = clc_reduce(ctx, (clc_reduce_op)op, (clc_dtype)type, view.buf, (size_t)count, &r);
+    st = clc_reduce(lane, (clc_reduce_op)op, (clc_dtype)type, view.buf, (size_t)count, &r);
     PyEval_RestoreThread(ts_);
+    lane_release(self, slot);
     PyBuffer_Release(&view);
     if (st != CLC_SUCCESS)
         return raise_status(st);
@@ -383,6 +466,7 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
 static PyMethodDef context_methods[] = {
     {"device", context_device, METH_NOARGS, "The device: a dict as devices() gives."},
     {"reason", context_reason, METH_NOARGS, "Why this device was chosen."},
+    {"_lanes", context_lanes, METH_NOARGS, NULL},
     {"_gray", context_gray, METH_VARARGS, NULL},
     {"_median", context_median, METH_VARARGS, NULL},
     {"_depth_to_points", context_cloud, METH_VARARGS, NULL},
@@ -397,7 +481,7 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {0, NULL}};
 
-static PyType_Spec context_spec = {"clcompute._clcompute.Context", sizeof(Handle), 0,
+static PyType_Spec context_spec = {"clcompute._clcompute.Context", sizeof(ContextObject), 0,
                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, context_slots};
 
 /* ---- Batch ----------------------------------------------------------------------------------- */
@@ -438,18 +522,27 @@ typedef struct item {
     double k[4], scale, trunc;
     unsigned stride;
     int organized;
-    size_t count; /* cloud: points made */
+    size_t count;    /* cloud: points made */
+    char error[512]; /* the library's message when the item failed (from its worker's thread) */
 } item;
+
+/* Keeps the worker thread's message of a failed item. */
+static clc_status noted(item *it, clc_status st)
+{
+    if (st != CLC_SUCCESS)
+        snprintf(it->error, sizeof it->error, "%s", clc_last_error());
+    return st;
+}
 
 static clc_status gray_job(clc_context *ctx, size_t i, void *user)
 {
-    const item *it = (const item *)user + i;
+    item *it = (item *)user + i;
     const clc_image_desc s = {(clc_pixel_format)it->src_format, it->src.cols, it->src.rows,
                               it->src.pitch};
     const clc_image_desc d = {(clc_pixel_format)it->dst_format, it->dst.cols, it->dst.rows,
                               it->dst.pitch};
     clc_gray_options o = {(clc_gray_weights)it->weights};
-    return clc_gray(ctx, &s, it->src.view.buf, &d, it->dst.view.buf, &o);
+    return noted(it, clc_gray(ctx, &s, it->src.view.buf, &d, it->dst.view.buf, &o));
 }
 
 static clc_status cloud_job(clc_context *ctx, size_t i, void *user)
@@ -465,7 +558,7 @@ static clc_status cloud_job(clc_context *ctx, size_t i, void *user)
         st = clc_depth_to_points(ctx, &d, it->src.view.buf, NULL, NULL,
                                  &(clc_intrinsics){it->k[0], it->k[1], it->k[2], it->k[3]}, &o,
                                  it->extra.buf, NULL, grid, &it->count);
-    return st;
+    return noted(it, st);
 }
 
 static void release_items(item *items, size_t n)
@@ -497,8 +590,8 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
         while (bad < n && statuses[bad] == CLC_SUCCESS)
             ++bad;
         const clc_status first = bad < n ? statuses[bad] : st;
-        PyObject *text = PyUnicode_FromFormat("item %zu of %zu: %s (%s)", bad, n,
-                                              clc_status_description(first), clc_last_error());
+        const char *why = bad < n && items[bad].error[0] ? items[bad].error : clc_last_error();
+        PyObject *text = PyUnicode_FromFormat("item %zu of %zu: %s", bad, n, why);
         const char *utf8 = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
         if (utf8)
             raise_message(first, utf8);
@@ -628,11 +721,13 @@ static int module_exec(PyObject *m)
 {
     PyObject *context = PyType_FromSpec(&context_spec);
     PyObject *batch = context ? PyType_FromSpec(&batch_spec) : NULL;
-    error_type = batch ? PyErr_NewExceptionWithDoc(
-                             "clcompute.Error",
-                             "A failure reported by libclcompute: args are (message, status).",
-                             PyExc_RuntimeError, NULL)
-                       : NULL;
+    error_type =
+        batch ? PyErr_NewExceptionWithDoc(
+                    "clcompute.Error",
+                    "A failure reported by libclcompute: str(e) is the library's message (build "
+                    "logs included), e.status and e.status_name its status.",
+                    PyExc_RuntimeError, NULL)
+              : NULL;
     if (!error_type || PyModule_AddObjectRef(m, "Context", context) != 0 ||
         PyModule_AddObjectRef(m, "Batch", batch) != 0 ||
         PyModule_AddObjectRef(m, "Error", error_type) != 0 ||

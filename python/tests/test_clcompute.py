@@ -1,5 +1,9 @@
 """The Python package against numpy (and cv2 / open3d where installed): the same values and types,
 no copies of arrays the library can read as they are, errors with the library's messages."""
+import math
+import pathlib
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -104,6 +108,51 @@ def test_gray_refuses_what_it_cannot_convert():
         clcompute.gray(np.zeros((4, 4, 3), np.uint8), order="rgba")
     with pytest.raises(ValueError, match="weights"):
         clcompute.gray(np.zeros((4, 4, 3), np.uint8), weights="bt2020")
+    with pytest.raises(TypeError, match="order"):
+        clcompute.gray(np.zeros((4, 4, 3), np.uint8), order=None)
+    with pytest.raises(TypeError, match="weights"):
+        clcompute.gray(np.zeros((4, 4, 3), np.uint8), weights=[1, 2, 3])
+    with pytest.raises(ValueError, match="empty"):
+        clcompute.gray(np.zeros((0, 5, 3), np.uint8))
+    with pytest.raises(ValueError, match="weights"):
+        clcompute.gray_many([np.zeros((4, 4, 3), np.uint8)], weights="xx")
+    img = rng.integers(0, 256, (4, 4, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(clcompute.gray(img, order="BGR", weights="BT709"),
+                                  opencv_gray(img, "bgr", "bt709"))
+
+
+def test_a_refused_call_holds_no_reference_to_its_arrays():
+    img = np.zeros((8, 8, 3), np.uint8)
+    out = np.empty((8, 16), np.uint8)[:, ::2]  # not rows of packed pixels
+    before = sys.getrefcount(img), sys.getrefcount(out)
+    for _ in range(100):
+        with pytest.raises(ValueError):
+            clcompute.default_context()._gray(img, 1, out, 5, 0)
+    assert (sys.getrefcount(img), sys.getrefcount(out)) == before
+
+
+def test_numbers_are_checked_before_the_library_sees_them():
+    d = np.full((2, 3), 1500, np.uint16)
+    for bad in (dict(depth_scale=0), dict(depth_scale=-1), dict(depth_scale=math.nan),
+                dict(depth_scale=math.inf), dict(depth_trunc=0), dict(depth_trunc=math.nan),
+                dict(stride=0), dict(stride=2**32)):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            clcompute.depth_to_points(d, 500, 500, 1, 1, **bad)
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            clcompute.depth_to_points_many([d], 500, 500, 1, 1, **bad)
+    with pytest.raises(TypeError, match="stride"):
+        clcompute.depth_to_points(d, 500, 500, 1, 1, stride=2.9)
+    with pytest.raises(TypeError, match="ksize"):
+        clcompute.median(d, 3.7)
+    with pytest.raises(TypeError, match="masked"):
+        clcompute.argmax(np.ma.array([1, 5, 3], mask=[0, 1, 0]))
+    assert len(clcompute.depth_to_points(d, 500, 500, 1, 1, depth_trunc=math.inf)) == 6
+
+
+def test_a_failed_batch_item_says_why():
+    d = np.full((4, 4), 1000, np.uint16)
+    with pytest.raises(clcompute.Error, match="item 0 of 2: .*fx=nan"):
+        clcompute.depth_to_points_many([d, d], math.nan, 500, 2, 2)
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
@@ -133,7 +182,7 @@ def test_median_matches_cv2_when_installed():
 def reference_points(depth, fx, fy, cx, cy, scale, trunc, stride):
     """Open3D's create_from_depth_image, in float32 as the library computes it."""
     d = depth[::stride, ::stride]
-    z = d.astype(np.float32) / np.float32(scale) if d.dtype == np.uint16 else d
+    z = d.astype(np.float32) / np.float32(scale)
     v, u = np.mgrid[0:depth.shape[0]:stride, 0:depth.shape[1]:stride].astype(np.float32)
     x = (u - np.float32(cx)) * z / np.float32(fx)
     y = (v - np.float32(cy)) * z / np.float32(fy)
@@ -160,11 +209,16 @@ def test_depth_to_points_with_color_and_float_metres():
     depth = (rng.random((30, 40)) * 2).astype(np.float32)
     depth[::7] = np.nan
     color = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
-    pts, cols = clcompute.depth_to_points(depth, 30, 30, 20, 15, color=color)
+    pts, cols = clcompute.depth_to_points(depth, 30, 30, 20, 15, depth_scale=1.0, color=color)
     want, valid = reference_points(depth, 30, 30, 20, 15, 1.0, 1000.0, 1)
     assert pts.shape == cols.shape and cols.dtype == np.uint8
     np.testing.assert_array_equal(cols, color[valid])
     np.testing.assert_allclose(pts, want[valid], rtol=2e-6)
+    # As Open3D, float depth is divided by depth_scale too: millimetres in float32.
+    mm = depth * np.float32(1000)
+    np.testing.assert_allclose(clcompute.depth_to_points(mm, 30, 30, 20, 15, depth_scale=1000),
+                               reference_points(mm, 30, 30, 20, 15, 1000.0, 1000.0, 1)[0][valid],
+                               rtol=2e-6)
 
 
 def test_depth_to_points_matches_open3d_when_installed():
@@ -247,6 +301,17 @@ def test_four_threads_share_one_context():
     assert not errors
     for img, got in zip(imgs, results):
         np.testing.assert_array_equal(got, opencv_gray(img, "rgb"))
+    # Threads that met inside a call made lanes (queues of their own); how many is up to timing.
+    assert 1 <= ctx._lanes() <= 8
+
+
+def test_the_source_tree_says_it_is_not_the_installed_package():
+    python_dir = pathlib.Path(__file__).resolve().parents[1]
+    if any(p.suffix in (".so", ".pyd") for p in (python_dir / "clcompute").glob("_clcompute*")):
+        pytest.skip("the extension was built in the source tree")
+    r = subprocess.run([sys.executable, "-c", "import clcompute"], cwd=python_dir,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "pip install ." in r.stderr, r.stderr
 
 
 def test_many_equals_one_at_a_time():
@@ -262,9 +327,6 @@ def test_many_equals_one_at_a_time():
 
 def test_the_examples_run(tmp_path):
     """examples/python, as the README shows them (gray_photo needs cv2)."""
-    import pathlib
-    import subprocess
-    import sys
     here = pathlib.Path(__file__).resolve().parents[2]
     ex = here / "examples" / "python"
     run = lambda *a: subprocess.run([sys.executable, *map(str, a)], capture_output=True,
