@@ -49,6 +49,11 @@ static void misuse_is_refused_without_touching_outputs(void **state)
     assert_null(ctx);
     assert_non_null(strstr(clc_last_error(), "cache"));
     options = fixture_options();
+    options.transfers = (clc_transfer_mode)2;
+    assert_int_equal(clc_context_create(&options, &ctx), CLC_ERROR_INVALID_ARGUMENT);
+    assert_null(ctx);
+    assert_non_null(strstr(clc_last_error(), "transfers"));
+    options = fixture_options();
     options.device = "doesnotexist";
     assert_int_equal(clc_context_create(&options, &ctx), CLC_ERROR_DEVICE_NOT_MATCHED);
     assert_null(ctx);
@@ -295,6 +300,36 @@ static void pinned_memory_serves_every_host_call(void **state)
     clc_context_destroy(ctx); /* gray and data are freed with it (valgrind and ASan check) */
 }
 
+/* A context that stages every transfer from 64 KiB (CLC_TRANSFERS_STAGED, as batch workers and
+ * the Python binding's per-thread lanes are made) gives what a default one gives: gray in and
+ * out, a reduction in. On devices that share host memory both work in place. */
+static void staged_transfers_give_the_same_results(void **state)
+{
+    (void)state;
+    clc_context_options options = fixture_options();
+    options.transfers = CLC_TRANSFERS_STAGED;
+    clc_context *staged = fixture_context(&options), *plain = fixture_context(NULL);
+    enum { W = 641, H = 333, N = (1 << 20) + 3 };
+    unsigned char *rgb = malloc(W * H * 3), *a = malloc(W * H), *b = malloc(W * H);
+    float *data = malloc(N * sizeof *data);
+    assert_true(rgb && a && b && data);
+    for (size_t i = 0; i < W * H * 3; ++i)
+        rgb[i] = (unsigned char)(i * 29 + 3);
+    for (size_t i = 0; i < N; ++i)
+        data[i] = (float)(i % 977) - 488.25f;
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    assert_int_equal(clc_gray(staged, &src, rgb, &dst, a, NULL), CLC_SUCCESS);
+    assert_int_equal(clc_gray(plain, &src, rgb, &dst, b, NULL), CLC_SUCCESS);
+    assert_memory_equal(a, b, W * H);
+    clc_reduce_result x, y;
+    assert_int_equal(clc_reduce(staged, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, N, &x), CLC_SUCCESS);
+    assert_int_equal(clc_reduce(plain, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, N, &y), CLC_SUCCESS);
+    assert_memory_equal(&x.f, &y.f, sizeof y.f);
+    free(rgb), free(a), free(b), free(data);
+    clc_context_destroy(staged);
+    clc_context_destroy(plain);
+}
+
 /* The staging copier: copies split over threads are memcpy, for odd sizes and thread counts,
  * small copies included; one thread (NULL) is memcpy too. */
 static void copies_over_threads_are_exact(void **state)
@@ -333,6 +368,7 @@ int main(void)
         cmocka_unit_test(wrap_refuses_mismatched_objects),
         cmocka_unit_test(eight_threads_share_one_context),
         cmocka_unit_test(pinned_memory_serves_every_host_call),
+        cmocka_unit_test(staged_transfers_give_the_same_results),
         cmocka_unit_test(copies_over_threads_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,6 +152,19 @@ typedef enum clc_cache_mode {
     CLC_CACHE_OFF = 2   /* off */
 } clc_cache_mode;
 
+/* How host-pointer calls move the caller's memory across a bus, on devices with memory of their
+ * own (CPUs and integrated GPUs work on the caller's memory in place, whatever this says). */
+typedef enum clc_transfer_mode {
+    /* Transfers of 4 MiB or more go through the context's own pinned staging buffers, copied by
+     * several host threads while the DMA of the previous chunk runs; smaller ones through the
+     * driver. */
+    CLC_TRANSFERS_AUTO = 0,
+    /* From 64 KiB up through the staging buffers: for contexts that share a device with others
+     * calling at the same time (a context per thread; the batch API's workers do this), as the
+     * driver's own path for pageable memory moves one transfer at a time. */
+    CLC_TRANSFERS_STAGED = 1
+} clc_transfer_mode;
+
 /* Options for clc_context_create. A zero-initialised struct (or NULL) means all defaults. */
 typedef struct clc_context_options {
     /* Device selector (grammar above). NULL or "": CLCOMPUTE_DEVICE, then the default rule. */
@@ -163,6 +176,8 @@ typedef struct clc_context_options {
     const char *cache_dir;
     /* Non-zero: the queue records event timestamps (CL_QUEUE_PROFILING_ENABLE). */
     int profiling;
+    /* How host memory crosses the bus; CLCOMPUTE_STAGING overrides it (docs/guide.md). */
+    clc_transfer_mode transfers;
 } clc_context_options;
 
 /* Creates a context on the selected device. On failure *ctx is NULL and clc_last_error() says

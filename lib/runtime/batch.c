@@ -82,15 +82,13 @@ static clc_status worker_context(cl_context cl, cl_device_id own, const clc_batc
     clc_context_options options = {0};
     options.cache = o ? o->cache : CLC_CACHE_AUTO;
     options.cache_dir = o ? o->cache_dir : NULL;
-    const clc_status st = clc_context_wrap(cl, own, NULL, &options, ctx);
     /* On a device with its own memory, the driver moves pageable memory through a pinned
      * buffer of its own, one transfer at a time: workers of one device then wait on each other
      * (H200: 4 workers 618 gray 4K frames/s, 1449 depth frames/s against 248 and 1958 blocking).
      * Each stages its uploads and read-backs through its own pinned buffers instead (789 and
-     * 2446). A lone worker keeps the driver's path, faster for one stream (250 vs 220). */
-    if (st == CLC_SUCCESS && per_device > 1 && (*ctx)->staging_mode == CLC_STAGING_AUTO)
-        (*ctx)->staging_mode = CLC_STAGING_WORKER;
-    return st;
+     * 2446). A lone worker keeps the default rule. */
+    options.transfers = per_device > 1 ? CLC_TRANSFERS_STAGED : CLC_TRANSFERS_AUTO;
+    return clc_context_wrap(cl, own, NULL, &options, ctx);
 }
 
 /* The devices one selected device stands for: itself, or its equal partitions. */

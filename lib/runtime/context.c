@@ -22,11 +22,13 @@ static clc_context *context_alloc(void)
     }
     clc__switches_read(ctx);
     /* CLCOMPUTE_STAGING=0 sends host transfers straight from the caller's (pageable) memory,
-     * to compare the two; "always" copies through staging even on unified-memory devices, in
-     * chunks of an odd small size, so that CPU-only CI runs every path of it. */
+     * to compare the two; "all" stages them from 64 KiB (CLC_TRANSFERS_STAGED); "always" copies
+     * through staging even on unified-memory devices, in chunks of an odd small size, so that
+     * CPU-only CI runs every path of it. */
     const clc_switch_value *sw = ctx->switches; /* malformed ones count as unset here */
     ctx->staging_mode = sw[CLC_SW_STAGING].value == 0   ? CLC_STAGING_OFF
                         : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
+                        : sw[CLC_SW_STAGING].value == 2 ? CLC_STAGING_WORKER
                                                         : CLC_STAGING_AUTO;
     ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
     /* Threads copying between the caller's memory and the pinned staging buffers (copier.c);
@@ -77,6 +79,11 @@ static clc_status check_options(const clc_context_options *options)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_options.cache is %d; use CLC_CACHE_AUTO, _ON or _OFF",
                          (int)options->cache);
+    if (options &&
+        (options->transfers < CLC_TRANSFERS_AUTO || options->transfers > CLC_TRANSFERS_STAGED))
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_options.transfers is %d; use CLC_TRANSFERS_AUTO or _STAGED",
+                         (int)options->transfers);
     return CLC_SUCCESS;
 }
 
@@ -102,6 +109,10 @@ static clc_status complete(clc_context *ctx, const clc_context_options *options,
         }
     }
     setup_cache(ctx, options);
+    /* The environment (read when the context was made) wins over the option, to measure. */
+    if (options && options->transfers == CLC_TRANSFERS_STAGED &&
+        ctx->staging_mode == CLC_STAGING_AUTO)
+        ctx->staging_mode = CLC_STAGING_WORKER;
     *out = ctx;
     return CLC_SUCCESS;
 }

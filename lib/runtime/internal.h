@@ -246,17 +246,17 @@ uint64_t clc__now_ns(void);
 
 enum {
     CLC_STAGING_OFF = 0,    /* CLCOMPUTE_STAGING=0: every transfer left to the driver */
-    CLC_STAGING_AUTO = 1,   /* uploads of two chunks or more staged, read-backs not */
+    CLC_STAGING_AUTO = 1,   /* CLC_TRANSFERS_AUTO: uploads and read-backs from 4 MiB up */
     CLC_STAGING_ALWAYS = 2, /* CLCOMPUTE_STAGING=always: everything, in small odd chunks (tests) */
-    CLC_STAGING_WORKER = 3  /* a batch worker: uploads and read-backs from 64 KiB up */
+    CLC_STAGING_WORKER = 3  /* CLC_TRANSFERS_STAGED, CLCOMPUTE_STAGING=all: from 64 KiB up */
 };
 
 /* Whether host memory is used in place (unified-memory devices) rather than copied. */
 int clc__host_in_place(const clc_context *ctx);
-/* Whether a transfer of `bytes` from or to `data` (to the device, or back with `read`) goes
+/* Whether a transfer of `bytes` from or to `data` (either direction) goes
  * through the context's pinned staging buffers, as ctx->staging_mode says, on devices with their
  * own memory: never for memory from clc_host_alloc, which the device reaches directly. */
-int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes, int read);
+int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes);
 
 /* ---- image operations on host memory (lib/ops/image.c) ---- */
 

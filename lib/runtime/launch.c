@@ -84,7 +84,7 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
     if (*err != CL_SUCCESS)
         return NULL;
     if (!in_place) {
-        *err = clc__staging_wanted(ctx, data, bytes, 0)
+        *err = clc__staging_wanted(ctx, data, bytes)
                    ? clc__staged_write(ctx, m, data, bytes)
                    : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
@@ -135,7 +135,7 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
     if (!bytes)
         return CL_SUCCESS;
     if (!clc__host_in_place(ctx))
-        return clc__staging_wanted(ctx, data, bytes, 1)
+        return clc__staging_wanted(ctx, data, bytes)
                    ? clc__staged_read(ctx, buffer, data, bytes)
                    : clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL,
                                          NULL);

@@ -13,7 +13,8 @@ static const struct {
     const char *const *choices; /* NULL: a number from lo to hi */
     long lo, hi;
 } table[CLC_SWITCHES] = {
-    [CLC_SW_STAGING] = {"CLCOMPUTE_STAGING", (const char *const[]){"0", "always", NULL}, 0, 0},
+    [CLC_SW_STAGING] = {"CLCOMPUTE_STAGING", (const char *const[]){"0", "always", "all", NULL}, 0,
+                        0},
     [CLC_SW_STAGING_THREADS] = {"CLCOMPUTE_STAGING_THREADS", NULL, 1, 64},
     [CLC_SW_POISON] = {"CLCOMPUTE_POISON", NULL, 0, 255},
     [CLC_SW_TUNE] = {"CLCOMPUTE_TUNE", (const char *const[]){"0", "1", NULL}, 0, 0},

@@ -258,10 +258,13 @@ static clc_context *lane_acquire(PyObject *self, int *slot)
         c->busy |= 1u << i;
         if (!c->lane[i]) {
             clc_context *made = NULL;
+            /* Lanes stage their transfers: the driver's own path takes one at a time. */
+            clc_context_options options = {0};
+            options.transfers = CLC_TRANSFERS_STAGED;
             PyThreadState *ts = PyEval_SaveThread();
             const clc_status st =
                 clc_context_wrap(clc_context_cl_context(c->lane[0]),
-                                 clc_context_cl_device(c->lane[0]), NULL, NULL, &made);
+                                 clc_context_cl_device(c->lane[0]), NULL, &options, &made);
             PyEval_RestoreThread(ts);
             if (st != CLC_SUCCESS) {
                 c->busy &= ~(1u << i);
