@@ -59,6 +59,18 @@ static void misuse_is_refused_without_touching_outputs(void **state)
     assert_null(ctx);
     assert_non_null(strstr(clc_last_error(), "doesnotexist"));
 
+    /* A buffer past the device's limit is named as such, with the limit (checked here without
+     * allocating gigabytes). */
+    ctx = fixture_context(NULL);
+    char limit[32];
+    snprintf(limit, sizeof limit, "%llu bytes",
+             (unsigned long long)clc_context_device(ctx)->max_alloc_bytes);
+    assert_int_equal(clc__cl_fail(ctx, CL_INVALID_BUFFER_SIZE, "preparing the input"),
+                     (clc_status)CL_INVALID_BUFFER_SIZE);
+    assert_non_null(strstr(clc_last_error(), "largest buffer"));
+    assert_non_null(strstr(clc_last_error(), limit));
+    clc_context_destroy(ctx);
+
     clc_context_destroy(NULL);
     assert_null(clc_context_cl_context(NULL));
     assert_null(clc_context_cl_device(NULL));

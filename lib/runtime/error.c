@@ -70,8 +70,15 @@ void clc__note(clc_context *ctx, const char *fmt, ...)
 clc_status clc__cl_fail(clc_context *ctx, cl_int err, const char *call)
 {
     const char *name = clc__cl_error_name(err);
-    record(ctx, name ? clc__asprintf("%s failed: %s (%d)", call, name, (int)err)
-                     : clc__asprintf("%s failed: OpenCL error %d", call, (int)err));
+    /* The one failure a caller can mend by cutting the work: say so, with the limit. */
+    char hint[160] = "";
+    if (err == CL_INVALID_BUFFER_SIZE && ctx)
+        snprintf(hint, sizeof hint,
+                 ": more than the device's largest buffer (%llu bytes, "
+                 "CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the work",
+                 (unsigned long long)ctx->info.max_alloc_bytes);
+    record(ctx, name ? clc__asprintf("%s failed: %s (%d)%s", call, name, (int)err, hint)
+                     : clc__asprintf("%s failed: OpenCL error %d%s", call, (int)err, hint));
     return (clc_status)err;
 }
 
