@@ -686,6 +686,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (err == CL_SUCCESS && plan.has_color)
         io.color = clc__host_input(ctx, color_data, plan.color_bytes, &err);
     if (err != CL_SUCCESS) {
+        clFinish(ctx->queue); /* the depth's upload may still read the caller's memory */
         host_io_release(&io);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
     }

@@ -90,6 +90,7 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     }
     cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
     if (err != CL_SUCCESS) {
+        clFinish(ctx->queue); /* the source's upload may still read the caller's memory */
         clReleaseMemObject(src_buf);
         snprintf(call, sizeof call, "clCreateBuffer(%s destination)", what);
         return clc__cl_fail(ctx, err, call);

@@ -338,6 +338,7 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
         return clc__cl_fail(ctx, err, "preparing the reduction input");
     cl_mem out = clc__scratch(ctx, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, &err);
     if (err != CL_SUCCESS) {
+        clFinish(ctx->queue); /* the input's upload may still read the caller's memory */
         clReleaseMemObject(input);
         return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
     }

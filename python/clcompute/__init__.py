@@ -176,6 +176,8 @@ class Context(_clcompute.Context):
                              f"{src.dtype}")
         _not_empty("img", src)
         k = _whole("ksize", ksize, 3, 5)
+        if k not in (3, 5):
+            raise ValueError(f"ksize must be 3 or 5, not {k}")
         result = _output(out, src.shape, src.dtype)
         self._median(src, _PIXEL[fmt], result, k)
         return result

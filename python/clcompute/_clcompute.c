@@ -252,6 +252,7 @@ static clc_context *context_of(PyObject *self)
 static clc_context *lane_acquire(PyObject *self, int *slot)
 {
     ContextObject *c = (ContextObject *)self;
+    c->lane[0] = c->base.handle; /* set by __init__ (without the GIL, so read it here) */
     for (int i = 0; i < MAX_LANES; ++i) {
         if (c->busy & (1u << i))
             continue;

@@ -167,8 +167,11 @@ def test_median_is_opencv_exact(dtype, k):
         got = clcompute.median(img, k)
         assert got.dtype == img.dtype
         np.testing.assert_array_equal(got, numpy_median(img, k))
-    with pytest.raises(clcompute.Error, match="window size 4"):
+    with pytest.raises(ValueError, match="ksize must be 3 or 5"):
         clcompute.median(img, 4)
+    with pytest.raises(clcompute.Error, match="window size 4"):  # the library's own check
+        fmt = {np.uint8: 5, np.uint16: 7, np.float32: 8}[dtype]  # the C enum (clcompute._PIXEL)
+        clcompute.default_context()._median(img, fmt, np.empty_like(img), 4)
 
 
 def test_median_matches_cv2_when_installed():
