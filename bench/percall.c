@@ -1,7 +1,9 @@
 /* The fixed cost of one call: clc_reduce on one float, clc_gray on one pixel, medians of many
- * calls, in microseconds of the calling thread's CPU time. The Python binding's overhead is measured against these
- * (bench/python_peers.py).
- *   clc_bench_percall [CALLS]        device from CLCOMPUTE_DEVICE */
+ * calls, in microseconds of the calling thread's CPU time. The Python binding's overhead is
+ * measured against these (bench/python_peers.py).
+ *
+ *   clc_bench_percall [CALLS]        device from CLCOMPUTE_DEVICE
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +51,8 @@ int main(int argc, char **argv)
                 t[i] = now_us() - t0;
         }
         qsort(t, (size_t)calls, sizeof *t, compare);
-        printf("%s %.2f us of this thread's CPU (median of %d calls on %s)\n", which ? "gray_1px" : "sum_1",
-               t[calls / 2], calls, clc_context_device(ctx)->name);
+        printf("%s %.2f us of this thread's CPU (median of %d calls on %s)\n",
+               which ? "gray_1px" : "sum_1", t[calls / 2], calls, clc_context_device(ctx)->name);
     }
     if (rc)
         fprintf(stderr, "clc_bench_percall: %s\n", clc_last_error());

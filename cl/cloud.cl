@@ -44,21 +44,11 @@ typedef struct {
 } frame_t;
 
 #define FRAME_OF(f)                                                                                \
-    {depth_base + depth_offset + (ulong)(f)*depth_frame,                                           \
-     color_base + color_offset + (ulong)(f)*color_frame,                                           \
-     depth_pitch,                                                                                  \
-     color_pitch,                                                                                  \
-     sw,                                                                                           \
-     sh,                                                                                           \
-     stride,                                                                                       \
-     raw_limit,                                                                                    \
-     has_color,                                                                                    \
-     inv_scale,                                                                                    \
-     trunc,                                                                                        \
-     inv_fx,                                                                                       \
-     inv_fy,                                                                                       \
-     cx,                                                                                           \
-     cy}
+    {                                                                                              \
+        depth_base + depth_offset + (ulong)(f)*depth_frame,                                        \
+            color_base + color_offset + (ulong)(f)*color_frame, depth_pitch, color_pitch, sw, sh,  \
+            stride, raw_limit, has_color, inv_scale, trunc, inv_fx, inv_fy, cx, cy                 \
+    }
 
 /* Depth of sampled pixel (k, j) in metres, and whether it is valid. */
 inline float sample(const frame_t *fr, uint k, uint j, int *valid)
@@ -82,8 +72,7 @@ inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
     const uint u = k * fr->stride, v = j * fr->stride;
     float3 p = (float3)(NAN, NAN, NAN);
     if (valid)
-        p = (float3)(((float)u - fr->cx) * z * fr->inv_fx, ((float)v - fr->cy) * z * fr->inv_fy,
-                     z);
+        p = (float3)(((float)u - fr->cx) * z * fr->inv_fx, ((float)v - fr->cy) * z * fr->inv_fy, z);
     vstore3(p, at, points);
     if (fr->has_color) {
         uchar3 c = (uchar3)(0, 0, 0);

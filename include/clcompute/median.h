@@ -17,10 +17,10 @@ extern "C" {
  * ksize x ksize window around it (ksize 3 or 5), the border replicated: cv::medianBlur's result,
  * the same value at every pixel (bit for bit but for the sign of a zero where -0.0 and +0.0 meet
  * in a window: -0.0 sorts first here, OpenCV holds them equal); NaN, which OpenCV leaves open,
- * sorts after every number, as in numpy. A depth image's zeros ("no reading") are values like any other, as in OpenCV.
- * src and dst have the same format and size and must not overlap. Host memory, blocking; on
- * devices that share host memory the caller's memory is used in place. Only the pixels of each
- * destination row are written; on any error nothing is.
+ * sorts after every number, as in numpy. A depth image's zeros ("no reading") are values like any
+ * other, as in OpenCV. src and dst have the same format and size and must not overlap. Host memory,
+ * blocking; on devices that share host memory the caller's memory is used in place. Only the pixels
+ * of each destination row are written; on any error nothing is.
  */
 CLC_API clc_status clc_median(clc_context *ctx, const clc_image_desc *src, const void *src_data,
                               const clc_image_desc *dst, void *dst_data, unsigned ksize);
