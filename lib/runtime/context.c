@@ -28,7 +28,7 @@ static clc_context *context_alloc(void)
     const clc_switch_value *sw = ctx->switches; /* malformed ones count as unset here */
     ctx->staging_mode = sw[CLC_SW_STAGING].value == 0   ? CLC_STAGING_OFF
                         : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
-                        : sw[CLC_SW_STAGING].value == 2 ? CLC_STAGING_WORKER
+                        : sw[CLC_SW_STAGING].value == 2 ? CLC_STAGING_SHARED
                                                         : CLC_STAGING_AUTO;
     ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
     /* Threads copying between the caller's memory and the pinned staging buffers (copier.c);
@@ -112,7 +112,7 @@ static clc_status complete(clc_context *ctx, const clc_context_options *options,
     /* The environment (read when the context was made) wins over the option, to measure. */
     if (options && options->transfers == CLC_TRANSFERS_STAGED &&
         ctx->staging_mode == CLC_STAGING_AUTO)
-        ctx->staging_mode = CLC_STAGING_WORKER;
+        ctx->staging_mode = CLC_STAGING_SHARED;
     *out = ctx;
     return CLC_SUCCESS;
 }

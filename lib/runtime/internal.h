@@ -248,7 +248,7 @@ enum {
     CLC_STAGING_OFF = 0,    /* CLCOMPUTE_STAGING=0: every transfer left to the driver */
     CLC_STAGING_AUTO = 1,   /* CLC_TRANSFERS_AUTO: uploads and read-backs from 4 MiB up */
     CLC_STAGING_ALWAYS = 2, /* CLCOMPUTE_STAGING=always: everything, in small odd chunks (tests) */
-    CLC_STAGING_WORKER = 3  /* CLC_TRANSFERS_STAGED, CLCOMPUTE_STAGING=all: from 64 KiB up */
+    CLC_STAGING_SHARED = 3  /* CLC_TRANSFERS_STAGED, CLCOMPUTE_STAGING=all: from 64 KiB up */
 };
 
 /* Whether host memory is used in place (unified-memory devices) rather than copied. */

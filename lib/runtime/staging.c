@@ -102,7 +102,7 @@ int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes)
         return bytes >= (size_t)4 << 20;
     case CLC_STAGING_ALWAYS:
         return 1;
-    case CLC_STAGING_WORKER:
+    case CLC_STAGING_SHARED:
         return bytes >= (size_t)64 << 10;
     default:
         return 0;

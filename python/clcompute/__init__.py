@@ -147,15 +147,7 @@ class Context(_clcompute.Context):
         """cv2.cvtColor(img, cv2.COLOR_<ORDER>2GRAY), bit for bit: img is (H, W, 3) or (H, W, 4)
         uint8 in `order` (rgb, bgr, rgba, bgra); weights bt601 (OpenCV's) or bt709. dtype uint8,
         or float32 for values in [0, 1] before rounding. Returns (H, W), or writes `out`."""
-        src = _as_input(img, image=True)
-        if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
-            raise ValueError(f"img must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
-                             f"{src.dtype}")
-        _not_empty("img", src)
-        order = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
-        if len(order) != src.shape[2]:
-            raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
-                             "for 3; rgba, bgra for 4)")
+        src, order = _gray_args("img", img, order)
         weights = _choice("weights", weights, tuple(_WEIGHTS))
         dt = np.dtype(dtype)
         if dt not in (np.dtype(np.uint8), np.dtype(np.float32)):
@@ -244,6 +236,21 @@ class Context(_clcompute.Context):
     def argmax(self, a):
         """a.argmax(): the flat index of the first maximum (of the first NaN if any)."""
         return self._reduction("argmax", a)
+
+
+def _gray_args(name, img, order):
+    """A colour image and its channel order checked, as the library takes them: (array,
+    order in lower case)."""
+    src = _as_input(img, image=True)
+    if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
+        raise ValueError(f"{name} must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
+                         f"{src.dtype}")
+    _not_empty(name, src)
+    order = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
+    if len(order) != src.shape[2]:
+        raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
+                         "for 3; rgba, bgra for 4)")
+    return src, order
 
 
 def _depth_args(name, depth, depth_scale, depth_trunc, stride):
@@ -372,16 +379,10 @@ def gray_many(images, order="rgb", weights="bt601", devices="all"):
     """gray() of every image of a list, on every device of `devices` at once (the batch API:
     each device's workers take the next image when free). Returns the results in order."""
     items, outs = [], []
-    o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
+    o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
     for img in images:
-        src = _as_input(img, image=True)
-        if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
-            raise ValueError(f"each image must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
-                             f"{src.dtype}")
-        _not_empty("an image", src)
-        if len(o) != src.shape[2]:
-            raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels")
+        src, o = _gray_args("each image", img, o)
         out = np.empty(src.shape[:2], np.uint8)
         outs.append(out)
         items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[w]))

@@ -606,17 +606,30 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
     return rc;
 }
 
+/* The batch and the list of a _many call, and zeroed items for the list; NULL after an
+ * exception. */
+static item *items_for(PyObject *self, PyObject *args, clc_batch **b, PyObject **list,
+                       Py_ssize_t *n)
+{
+    *b = batch_of(self);
+    if (!*b || !PyArg_ParseTuple(args, "O!", &PyList_Type, list))
+        return NULL;
+    *n = PyList_Size(*list);
+    item *items = PyMem_Calloc(*n ? (size_t)*n : 1, sizeof *items);
+    if (!items)
+        PyErr_NoMemory();
+    return items;
+}
+
 /* _gray_many([(src, src_format, dst, dst_format, weights), ...]) */
 static PyObject *batch_gray(PyObject *self, PyObject *args)
 {
-    clc_batch *b = batch_of(self);
+    clc_batch *b;
     PyObject *list;
-    if (!b || !PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
-        return NULL;
-    const Py_ssize_t n = PyList_Size(list);
-    item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
+    Py_ssize_t n;
+    item *items = items_for(self, args, &b, &list, &n);
     if (!items)
-        return PyErr_NoMemory();
+        return NULL;
     for (Py_ssize_t i = 0; i < n; ++i) {
         PyObject *src, *dst;
         item *it = &items[i];
@@ -641,14 +654,12 @@ static PyObject *batch_gray(PyObject *self, PyObject *args)
  * points), ...]) -> [count, ...] */
 static PyObject *batch_cloud(PyObject *self, PyObject *args)
 {
-    clc_batch *b = batch_of(self);
+    clc_batch *b;
     PyObject *list;
-    if (!b || !PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
-        return NULL;
-    const Py_ssize_t n = PyList_Size(list);
-    item *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
+    Py_ssize_t n;
+    item *items = items_for(self, args, &b, &list, &n);
     if (!items)
-        return PyErr_NoMemory();
+        return NULL;
     for (Py_ssize_t i = 0; i < n; ++i) {
         PyObject *depth, *points;
         item *it = &items[i];
