@@ -24,8 +24,9 @@ typedef struct bench_row {
 } bench_row;
 
 typedef struct bench_config {
-    int repeats; /* timed runs after a warm-up; the median is kept */
-    int quick;   /* small sizes only */
+    int repeats;      /* timed runs after a warm-up; the median is kept */
+    int quick;        /* small sizes only */
+    double copy_gbps; /* the device's copy bandwidth (sizes the busy copy of multi-pass rows) */
 } bench_config;
 
 /* The rows of a run, as many as the families add. */
@@ -65,9 +66,10 @@ typedef clc_status (*bench_enqueue)(clc_context *ctx, void *arg, cl_event *done)
 
 /* Median device time of `enqueue` over config->repeats runs after a warm-up, from event
  * timestamps: from the event's own start for one kernel, or, for calls of several passes
- * (multi_pass), from a marker enqueued just before on the idle queue, which completes when the
- * first pass may start. Wall time where events carry no timestamps. -1 after filling
- * row->status. */
+ * (multi_pass), from the end of a buffer copy enqueued just before that keeps the device busy
+ * for about 0.3 ms, so that every pass is queued when the first may start: the device's time
+ * with the gaps between passes, not the host's time to enqueue them. Wall time where events
+ * carry no timestamps. -1 after filling row->status. */
 double bench_device_seconds(clc_context *ctx, const bench_config *config, int multi_pass,
                             bench_enqueue enqueue, void *arg, bench_row *row);
 

@@ -18,9 +18,12 @@
  * it in its frame (its offset) and writes. The offsets need no scan pass, and no work-group
  * waits for another within a pass (no decoupled look-back, whose progress OpenCL 1.2 does not
  * promise): what a tile reads was written by the previous kernel, which the queue finishes
- * first. On GPUs a work-group walks its rows in rounds of PLANES samples an item with one local
- * scan a round; on CPUs (work-groups of one) an item walks its rows without barriers, 16 samples
- * at a time as vectors where it can (dense_blocks), else in a plain loop.
+ * first. On GPUs a work-group walks its rows as one run of samples (a short row leaves no item
+ * idle), counting VEC samples a load where rows are back to back, and writing in rounds of
+ * PLANES samples an item with one local scan a round, the next round's samples loaded before
+ * the scan so that their latency hides behind it; on CPUs (work-groups of one) an item walks its
+ * rows without barriers, 16 samples at a time as vectors where it can (dense_blocks), else in a
+ * plain loop.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
@@ -102,6 +105,40 @@ __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
         }
 }
 
+/* Moves (k, j) `step` samples on in row-major order of rows `sw` samples wide. */
+inline void advance(uint *k, uint *j, const uint step, const uint sw)
+{
+    *k += step;
+    while (*k >= sw) {
+        *k -= sw;
+        ++*j;
+    }
+}
+
+#define COUNT_UNROLL 4
+#define VEC 8
+
+#ifdef DEPTH_U16
+typedef ushort depth_t;
+#else
+typedef float depth_t;
+#endif
+
+/* Valid samples among run[VEC * i, +VEC), by the rule of sample(). */
+inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, uint i)
+{
+#ifdef DEPTH_U16
+    const uint8 raw = convert_uint8(vload8(i, run));
+    const int8 ok = (raw != (uint8)0) & (raw < (uint8)fr->raw_limit);
+#else
+    const float8 z = vload8(i, run);
+    const int8 ok = (z > (float8)0.0f) & (z < (float8)fr->trunc);
+#endif
+    const int4 s4 = ok.lo + ok.hi;
+    const int2 s2 = s4.lo + s4.hi;
+    return (uint) - (s2.x + s2.y);
+}
+
 /* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
  * (work-group g of dimension 0, frame f of dimension 1). */
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
@@ -113,15 +150,48 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
     const frame_t fr = FRAME_OF(f);
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
     uint c = 0;
-    for (uint j = j0; j < j1; ++j)
-        for (uint k = lid; k < sw; k += l) {
-            int valid;
-            sample(&fr, k, j, &valid);
-            c += (uint)valid;
-        }
     if (l == 1) {
+        for (uint j = j0; j < j1; ++j)
+            for (uint k = 0; k < sw; ++k) {
+                int valid;
+                sample(&fr, k, j, &valid);
+                c += (uint)valid;
+            }
         counts[f * tiles + g] = c;
         return;
+    }
+    /* The tile's rows as one run of n samples. Rows back to back in memory (stride 1, no
+     * padding): VEC samples a load, COUNT_UNROLL loads in flight an item; else one sample a load
+     * at (k, j). */
+    const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
+    if (stride == 1 && fr.depth_pitch == (ulong)sw * sizeof(depth_t)) {
+        const __global depth_t *run = (const __global depth_t *)(fr.depth + j0 * fr.depth_pitch);
+        const uint chunks = n / VEC;
+        for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
+            uint got[COUNT_UNROLL];
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                got[t] = i + t * l < chunks ? valid_in_chunk(&fr, run, i + t * l) : 0;
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                c += got[t];
+        }
+        for (uint i = chunks * VEC + lid; i < n; i += l) { /* the last partial chunk */
+            int valid;
+            sample(&fr, i % sw, j0 + i / sw, &valid);
+            c += (uint)valid;
+        }
+    } else {
+        uint k = lid % sw, j = j0 + lid / sw;
+        for (uint i = lid; i < n; i += COUNT_UNROLL * l) {
+            int valid[COUNT_UNROLL];
+            for (uint t = 0; t < COUNT_UNROLL; ++t) {
+                valid[t] = 0;
+                if (i + t * l < n)
+                    sample(&fr, k, j, &valid[t]);
+                advance(&k, &j, l, sw);
+            }
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                c += (uint)valid[t];
+        }
     }
     scratch[lid] = c;
     for (uint step = l / 2; step > 0; step /= 2) {
@@ -136,23 +206,27 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
 /* Samples an item takes per round on the work-group path, in PLANES strided planes of l
  * samples (so loads and stores stay coalesced). The valid flags of all planes are counted with
  * one scan: each plane's count lives in its own 10-bit field of a ulong, which holds for
- * work-groups of up to 1023 items (the host uses at most 256). */
+ * work-groups of up to 1023 items (the host uses at most 128). */
 #define PLANES 6
 #define FIELD 10
 #define FIELD_MASK 1023ul
 
-/* Inclusive Hillis-Steele scan of packed counters; returns this item's value. */
-inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value)
+/* Inclusive Hillis-Steele scan of packed counters over two halves of scratch (2 * l values),
+ * one barrier a step; returns this item's value, and the work-group's total in *total. */
+inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value, ulong *total)
 {
-    scratch[lid] = value;
-    for (uint d = 1; d < l; d *= 2) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const ulong add = lid >= d ? scratch[lid - d] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scratch[lid] += add;
-    }
+    __local ulong *src = scratch, *dst = scratch + l;
+    src[lid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
-    return scratch[lid];
+    for (uint d = 1; d < l; d *= 2) {
+        dst[lid] = src[lid] + (lid >= d ? src[lid - d] : 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local ulong *t = src;
+        src = dst;
+        dst = t;
+    }
+    *total = src[l - 1];
+    return src[lid];
 }
 
 #ifdef DEPTH_U16
@@ -249,32 +323,49 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
     if (g == tiles - 1 && lid == 0)
         totals[f] = at + mine[g];
     barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the scan's next */
-    /* Rounds of PLANES * l samples of a row: sample k0 + t * l + lid is this item's in plane t.
-     * Its slot is `at`, plus the valid samples of planes before t, plus those of plane t held
-     * by items before this one. */
-    for (uint j = j0; j < j1; ++j)
-        for (uint k0 = 0; k0 < sw; k0 += PLANES * l) {
-            float z[PLANES];
-            ulong flags = 0;
+    /* The tile's rows as one run of n samples, in rounds of PLANES planes of l: sample
+     * r0 + t * l + lid is this item's in plane t. Its slot is `at`, plus the valid samples of
+     * planes before t, plus those of plane t held by items before this one. The next round's
+     * samples are loaded before this round's scan, so their latency hides behind it. */
+    const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
+    uint k = lid % sw, j = j0 + lid / sw;
+    float z[PLANES], zn[PLANES];
+    uint ks[PLANES], js[PLANES], kn[PLANES], jn[PLANES];
+    ulong flags = 0, flags_next = 0;
+    for (uint t = 0; t < PLANES; ++t) {
+        int valid = 0;
+        ks[t] = k, js[t] = j, z[t] = 0.0f;
+        if (t * l + lid < n)
+            z[t] = sample(&fr, k, j, &valid);
+        flags |= (ulong)valid << (FIELD * t);
+        advance(&k, &j, l, sw);
+    }
+    for (uint r0 = 0; r0 < n; r0 += PLANES * l) {
+        const uint next = r0 + PLANES * l;
+        flags_next = 0;
+        if (next < n)
             for (uint t = 0; t < PLANES; ++t) {
-                const uint k = k0 + t * l + lid;
                 int valid = 0;
-                z[t] = 0.0f;
-                if (k < sw)
-                    z[t] = sample(&fr, k, j, &valid);
-                flags |= (ulong)valid << (FIELD * t);
+                kn[t] = k, jn[t] = j, zn[t] = 0.0f;
+                if (next + t * l + lid < n)
+                    zn[t] = sample(&fr, k, j, &valid);
+                flags_next |= (ulong)valid << (FIELD * t);
+                advance(&k, &j, l, sw);
             }
-            const ulong before = scan_packed(scratch, lid, l, flags) - flags;
-            const ulong totals_here = scratch[l - 1];
-            uint base = at;
-            for (uint t = 0; t < PLANES; ++t) {
-                if ((flags >> (FIELD * t)) & 1ul) {
-                    const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
-                    put_point(&fr, k0 + t * l + lid, j, z[t], 1, pts, cls, slot);
-                }
-                base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
+        ulong totals_here;
+        const ulong before = scan_packed(scratch, lid, l, flags, &totals_here) - flags;
+        uint base = at;
+        for (uint t = 0; t < PLANES; ++t) {
+            if ((flags >> (FIELD * t)) & 1ul) {
+                const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
+                put_point(&fr, ks[t], js[t], z[t], 1, pts, cls, slot);
             }
-            at = base;
-            barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
+            base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
         }
+        at = base;
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
+        flags = flags_next;
+        for (uint t = 0; t < PLANES; ++t)
+            z[t] = zn[t], ks[t] = kn[t], js[t] = jn[t];
+    }
 }

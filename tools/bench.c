@@ -288,7 +288,6 @@ static int bench_run(size_t nfamilies, int *want, report *rp, int argc, char **a
         }
     }
     r.repeats = repeats ? (int)repeats : quick ? 3 : 11;
-    const bench_config config = {r.repeats, quick};
 
     clc_context_options options = {0};
     options.device = device;
@@ -309,6 +308,7 @@ static int bench_run(size_t nfamilies, int *want, report *rp, int argc, char **a
         return CLI_EXIT_FAILURE;
     }
     measure_bus(ctx, r.copy_bytes, &r.pcie);
+    const bench_config config = {r.repeats, quick, r.copy_gbps};
     int failed = 0;
     for (size_t k = 0; k < nfamilies; ++k) {
         if (!want[k])

@@ -1,0 +1,207 @@
+/* Experiment (not built by CMake): times cloud_count and cloud_dense of a cloud.cl variant alone,
+ * with event timestamps, and checks every point against a serial reference. Used for
+ * docs/perf/h200-cloud-tiles.md.
+ *   cc -O2 -std=c11 -o cloud_passes cloud_passes.c -lOpenCL -lm
+ *   ./cloud_passes FILE.cl PLATFORM-SUBSTRING W H FRAMES LOCAL TILE-ROWS REPEATS GROUPS */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cl_int e_ = (x);                                                                           \
+        if (e_) {                                                                                  \
+            fprintf(stderr, "%s:%d err %d\n", __FILE__, __LINE__, e_);                             \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double ev_ms(cl_event a, cl_event b)
+{
+    cl_ulong s, e;
+    CK(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, 8, &s, NULL));
+    CK(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, 8, &e, NULL));
+    return (e - s) * 1e-6;
+}
+int main(int argc, char **argv)
+{
+    if (argc < 10) {
+        fprintf(stderr, "usage: file platform w h frames local tile reps groups\n");
+        return 2;
+    }
+    const char *file = argv[1], *plat = argv[2];
+    cl_uint sw = atoi(argv[3]), sh = atoi(argv[4]), frames = atoi(argv[5]);
+    size_t local = atoi(argv[6]);
+    cl_uint tile = atoi(argv[7]);
+    int reps = atoi(argv[8]);
+    cl_uint groups = atoi(argv[9]);
+    FILE *fp = fopen(file, "rb");
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    rewind(fp);
+    char *src = malloc(n + 1);
+    if (fread(src, 1, n, fp) != (size_t)n)
+        return 1;
+    src[n] = 0;
+    fclose(fp);
+    cl_platform_id ps[8];
+    cl_uint np;
+    CK(clGetPlatformIDs(8, ps, &np));
+    cl_platform_id p = 0;
+    for (cl_uint i = 0; i < np; ++i) {
+        char name[256];
+        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, 256, name, NULL);
+        if (strstr(name, plat))
+            p = ps[i];
+    }
+    if (!p) {
+        fprintf(stderr, "no platform %s\n", plat);
+        return 1;
+    }
+    cl_device_id d;
+    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+    CK(err);
+    cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &err);
+    CK(err);
+    cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
+    CK(err);
+    if (clBuildProgram(prog, 1, &d, "-DDEPTH_U16", NULL, NULL)) {
+        char log[20000];
+        clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "%s\n", log);
+        return 1;
+    }
+    cl_kernel kc = clCreateKernel(prog, "cloud_count", &err);
+    CK(err);
+    cl_kernel kd = clCreateKernel(prog, "cloud_dense", &err);
+    CK(err);
+    size_t px = (size_t)sw * sh * frames, fpx = (size_t)sw * sh;
+    uint16_t *depth = malloc(px * 2);
+    uint32_t seed = 7;
+    for (size_t i = 0; i < px; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        size_t u = i % sw, v = i / sw % sh;
+        depth[i] = (seed >> 24) < 38 ? 0 : (uint16_t)(800 + (u * 7 + v * 3 + i / fpx) % 4000);
+    }
+    float inv_scale = (float)(1.0 / 1000.0), trunc = 4.0f, fx = 525, cx = sw / 2.0f - 0.5f,
+          cy = sh / 2.0f - 0.5f;
+    float inv_fx = (float)(1.0 / fx), inv_fy = inv_fx;
+    cl_uint raw_limit = 4000, stride = 1, has_color = 0;
+    cl_ulong doff = 0, dpitch = sw * 2, dframe = fpx * 2, coff = 0, cpitch = 0, cframe = 0;
+    cl_mem dbuf = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, px * 2, depth, &err);
+    CK(err);
+    cl_mem pbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, px * 12, NULL, &err);
+    CK(err);
+    cl_mem cbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)groups * frames * 4, NULL, &err);
+    CK(err);
+    cl_mem tbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, frames * 4, NULL, &err);
+    CK(err);
+    cl_kernel ks[2] = {kc, kd};
+    for (int w = 0; w < 2; ++w) {
+        cl_kernel k = ks[w];
+        int a = 0;
+        CK(clSetKernelArg(k, a++, sizeof dbuf, &dbuf));
+        CK(clSetKernelArg(k, a++, 8, &doff));
+        CK(clSetKernelArg(k, a++, 8, &dpitch));
+        CK(clSetKernelArg(k, a++, 8, &dframe));
+        CK(clSetKernelArg(k, a++, 4, &sw));
+        CK(clSetKernelArg(k, a++, 4, &sh));
+        CK(clSetKernelArg(k, a++, 4, &stride));
+        CK(clSetKernelArg(k, a++, 4, &inv_scale));
+        CK(clSetKernelArg(k, a++, 4, &raw_limit));
+        CK(clSetKernelArg(k, a++, 4, &trunc));
+        CK(clSetKernelArg(k, a++, 4, &inv_fx));
+        CK(clSetKernelArg(k, a++, 4, &inv_fy));
+        CK(clSetKernelArg(k, a++, 4, &cx));
+        CK(clSetKernelArg(k, a++, 4, &cy));
+        CK(clSetKernelArg(k, a++, sizeof dbuf, &dbuf));
+        CK(clSetKernelArg(k, a++, 8, &coff));
+        CK(clSetKernelArg(k, a++, 8, &cpitch));
+        CK(clSetKernelArg(k, a++, 8, &cframe));
+        CK(clSetKernelArg(k, a++, 4, &has_color));
+        CK(clSetKernelArg(k, a++, sizeof cbuf, &cbuf));
+        if (w == 1) {
+            CK(clSetKernelArg(k, a++, sizeof tbuf, &tbuf));
+            CK(clSetKernelArg(k, a++, sizeof pbuf, &pbuf));
+            CK(clSetKernelArg(k, a++, sizeof pbuf, &pbuf));
+        }
+        CK(clSetKernelArg(k, a++, 4, &tile));
+        CK(clSetKernelArg(k, a++, local * 16, NULL));
+    }
+    size_t global[2] = {groups * local, frames}, loc[2] = {local, 1};
+    double *tc = malloc(reps * 8), *td = malloc(reps * 8), *ts = malloc(reps * 8);
+    for (int r = -2; r < reps; ++r) {
+        cl_event e1, e2;
+        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+        CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
+        CK(clFinish(q));
+        if (r >= 0) {
+            tc[r] = ev_ms(e1, e1);
+            td[r] = ev_ms(e2, e2);
+            ts[r] = ev_ms(e1, e2);
+        }
+        clReleaseEvent(e1);
+        clReleaseEvent(e2);
+    }
+    /* Back to back: many conversions queued, wall per conversion from first start to last end. */
+    cl_event first = 0, last = 0;
+    for (int r = 0; r < 50; ++r) {
+        cl_event e1, e2;
+        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+        CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
+        if (r == 0)
+            first = e1;
+        else
+            clReleaseEvent(e1);
+        if (r == 49)
+            last = e2;
+        else
+            clReleaseEvent(e2);
+    }
+    CK(clFinish(q));
+    double b2b = ev_ms(first, last) / 50;
+    qsort(tc, reps, 8, cmpd);
+    qsort(td, reps, 8, cmpd);
+    qsort(ts, reps, 8, cmpd);
+    /* Check against a serial reference. */
+    float *pts = malloc(px * 12);
+    cl_uint *tot = malloc(frames * 4);
+    CK(clEnqueueReadBuffer(q, pbuf, CL_TRUE, 0, px * 12, pts, 0, NULL, NULL));
+    CK(clEnqueueReadBuffer(q, tbuf, CL_TRUE, 0, frames * 4, tot, 0, NULL, NULL));
+    size_t bad = 0, badcount = 0, total = 0;
+    for (size_t f = 0; f < frames; ++f) {
+        size_t at = 0;
+        for (size_t j = 0; j < sh; ++j)
+            for (size_t k = 0; k < sw; ++k) {
+                uint16_t raw = depth[f * fpx + j * sw + k];
+                if (raw == 0 || raw >= raw_limit)
+                    continue;
+                float z = (float)raw * inv_scale;
+                float x = ((float)k - cx) * z * inv_fx, y = ((float)j - cy) * z * inv_fy;
+                const float *o = pts + 3 * (f * fpx + at);
+                if (memcmp(&o[0], &x, 4) || memcmp(&o[1], &y, 4) || memcmp(&o[2], &z, 4))
+                    bad++;
+                at++;
+            }
+        if (tot[f] != at)
+            badcount++;
+        total += at;
+    }
+    double bytes = 2.0 * px + 12.0 * total;
+    printf("%s %ux%u x%u local %zu tile %u groups %u: count %.4f dense %.4f span %.4f ms (%.0f "
+           "GB/s, %.0f frames/s); back-to-back %.4f ms (%.0f GB/s, %.0f frames/s); wrong points "
+           "%zu, wrong totals %zu\n",
+           file, sw, sh, frames, local, tile, groups, tc[reps / 2], td[reps / 2], ts[reps / 2],
+           bytes / ts[reps / 2] * 1e-6, frames / ts[reps / 2] * 1e3, b2b, bytes / b2b * 1e-6,
+           frames / b2b * 1e3, bad, badcount);
+    return bad || badcount;
+}
