@@ -141,6 +141,58 @@ inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, uint 
 
 /* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
  * (work-group g of dimension 0, frame f of dimension 1). */
+/* This item's share of the valid samples in rows [j0, j1) of a work-group of l items. */
+inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l)
+{
+    /* The tile's rows as one run of n samples. Rows back to back in memory (stride 1, no
+     * padding): VEC samples a load, COUNT_UNROLL loads in flight an item; else one sample a load
+     * at (k, j). */
+    const uint sw = fr->sw, n = j1 > j0 ? (j1 - j0) * sw : 0;
+    uint c = 0;
+    if (fr->stride == 1 && fr->depth_pitch == (ulong)sw * sizeof(depth_t)) {
+        const __global depth_t *run = (const __global depth_t *)(fr->depth + j0 * fr->depth_pitch);
+        const uint chunks = n / VEC;
+        for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
+            uint got[COUNT_UNROLL];
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                got[t] = i + t * l < chunks ? valid_in_chunk(fr, run, i + t * l) : 0;
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                c += got[t];
+        }
+        for (uint i = chunks * VEC + lid; i < n; i += l) { /* the last partial chunk */
+            int valid;
+            sample(fr, i % sw, j0 + i / sw, &valid);
+            c += (uint)valid;
+        }
+    } else {
+        uint k = lid % sw, j = j0 + lid / sw;
+        for (uint i = lid; i < n; i += COUNT_UNROLL * l) {
+            int valid[COUNT_UNROLL];
+            for (uint t = 0; t < COUNT_UNROLL; ++t) {
+                valid[t] = 0;
+                if (i + t * l < n)
+                    sample(fr, k, j, &valid[t]);
+                advance(&k, &j, l, sw);
+            }
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                c += (uint)valid[t];
+        }
+    }
+    return c;
+}
+
+/* The sum of every item's c, for item 0 (0 for the others). */
+inline uint group_sum(__local uint *scratch, const uint lid, const uint l, const uint c)
+{
+    scratch[lid] = c;
+    for (uint step = l / 2; step > 0; step /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < step)
+            scratch[lid] += scratch[lid + step];
+    }
+    return lid == 0 ? scratch[0] : 0;
+}
+
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
                           __local uint *scratch)
 {
@@ -160,47 +212,9 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
         counts[f * tiles + g] = c;
         return;
     }
-    /* The tile's rows as one run of n samples. Rows back to back in memory (stride 1, no
-     * padding): VEC samples a load, COUNT_UNROLL loads in flight an item; else one sample a load
-     * at (k, j). */
-    const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
-    if (stride == 1 && fr.depth_pitch == (ulong)sw * sizeof(depth_t)) {
-        const __global depth_t *run = (const __global depth_t *)(fr.depth + j0 * fr.depth_pitch);
-        const uint chunks = n / VEC;
-        for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
-            uint got[COUNT_UNROLL];
-            for (uint t = 0; t < COUNT_UNROLL; ++t)
-                got[t] = i + t * l < chunks ? valid_in_chunk(&fr, run, i + t * l) : 0;
-            for (uint t = 0; t < COUNT_UNROLL; ++t)
-                c += got[t];
-        }
-        for (uint i = chunks * VEC + lid; i < n; i += l) { /* the last partial chunk */
-            int valid;
-            sample(&fr, i % sw, j0 + i / sw, &valid);
-            c += (uint)valid;
-        }
-    } else {
-        uint k = lid % sw, j = j0 + lid / sw;
-        for (uint i = lid; i < n; i += COUNT_UNROLL * l) {
-            int valid[COUNT_UNROLL];
-            for (uint t = 0; t < COUNT_UNROLL; ++t) {
-                valid[t] = 0;
-                if (i + t * l < n)
-                    sample(&fr, k, j, &valid[t]);
-                advance(&k, &j, l, sw);
-            }
-            for (uint t = 0; t < COUNT_UNROLL; ++t)
-                c += (uint)valid[t];
-        }
-    }
-    scratch[lid] = c;
-    for (uint step = l / 2; step > 0; step /= 2) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid < step)
-            scratch[lid] += scratch[lid + step];
-    }
+    const uint total = group_sum(scratch, lid, l, count_run(&fr, j0, j1, lid, l));
     if (lid == 0)
-        counts[f * tiles + g] = scratch[0];
+        counts[f * tiles + g] = total;
 }
 
 /* Samples an item takes per round on the work-group path, in PLANES strided planes of l
@@ -269,6 +283,60 @@ inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts
 }
 #endif
 
+/* Writes the valid samples of rows [j0, j1) from slot `at` on, in pixel order, by a work-group
+ * of l items (scratch: 2 * l values). */
+inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l,
+                      uint at, __global float *restrict pts, __global uchar *restrict cls,
+                      __local ulong *scratch)
+{
+    const uint sw = fr->sw;
+    /* The tile's rows as one run of n samples, in rounds of PLANES planes of l: sample
+     * r0 + t * l + lid is this item's in plane t. Its slot is `at`, plus the valid samples of
+     * planes before t, plus those of plane t held by items before this one. The next round's
+     * samples are loaded before this round's scan, so their latency hides behind it. */
+    const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
+    uint k = lid % sw, j = j0 + lid / sw;
+    float z[PLANES], zn[PLANES];
+    uint ks[PLANES], js[PLANES], kn[PLANES], jn[PLANES];
+    ulong flags = 0, flags_next = 0;
+    for (uint t = 0; t < PLANES; ++t) {
+        int valid = 0;
+        ks[t] = k, js[t] = j, z[t] = 0.0f;
+        if (t * l + lid < n)
+            z[t] = sample(fr, k, j, &valid);
+        flags |= (ulong)valid << (FIELD * t);
+        advance(&k, &j, l, sw);
+    }
+    for (uint r0 = 0; r0 < n; r0 += PLANES * l) {
+        const uint next = r0 + PLANES * l;
+        flags_next = 0;
+        if (next < n)
+            for (uint t = 0; t < PLANES; ++t) {
+                int valid = 0;
+                kn[t] = k, jn[t] = j, zn[t] = 0.0f;
+                if (next + t * l + lid < n)
+                    zn[t] = sample(fr, k, j, &valid);
+                flags_next |= (ulong)valid << (FIELD * t);
+                advance(&k, &j, l, sw);
+            }
+        ulong totals_here;
+        const ulong before = scan_packed(scratch, lid, l, flags, &totals_here) - flags;
+        uint base = at;
+        for (uint t = 0; t < PLANES; ++t) {
+            if ((flags >> (FIELD * t)) & 1ul) {
+                const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
+                put_point(fr, ks[t], js[t], z[t], 1, pts, cls, slot);
+            }
+            base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
+        }
+        at = base;
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
+        flags = flags_next;
+        for (uint t = 0; t < PLANES; ++t)
+            z[t] = zn[t], ks[t] = kn[t], js[t] = jn[t];
+    }
+}
+
 /* Pass 2: tile g of frame f sums the counts of tiles 0..g-1 of its frame (its first slot),
  * writes its valid points from there on in pixel order, and the last tile writes the frame's
  * total into totals[f]. */
@@ -323,49 +391,78 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
     if (g == tiles - 1 && lid == 0)
         totals[f] = at + mine[g];
     barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the scan's next */
-    /* The tile's rows as one run of n samples, in rounds of PLANES planes of l: sample
-     * r0 + t * l + lid is this item's in plane t. Its slot is `at`, plus the valid samples of
-     * planes before t, plus those of plane t held by items before this one. The next round's
-     * samples are loaded before this round's scan, so their latency hides behind it. */
-    const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
-    uint k = lid % sw, j = j0 + lid / sw;
-    float z[PLANES], zn[PLANES];
-    uint ks[PLANES], js[PLANES], kn[PLANES], jn[PLANES];
-    ulong flags = 0, flags_next = 0;
-    for (uint t = 0; t < PLANES; ++t) {
-        int valid = 0;
-        ks[t] = k, js[t] = j, z[t] = 0.0f;
-        if (t * l + lid < n)
-            z[t] = sample(&fr, k, j, &valid);
-        flags |= (ulong)valid << (FIELD * t);
-        advance(&k, &j, l, sw);
-    }
-    for (uint r0 = 0; r0 < n; r0 += PLANES * l) {
-        const uint next = r0 + PLANES * l;
-        flags_next = 0;
-        if (next < n)
-            for (uint t = 0; t < PLANES; ++t) {
-                int valid = 0;
-                kn[t] = k, jn[t] = j, zn[t] = 0.0f;
-                if (next + t * l + lid < n)
-                    zn[t] = sample(&fr, k, j, &valid);
-                flags_next |= (ulong)valid << (FIELD * t);
-                advance(&k, &j, l, sw);
+    write_run(&fr, j0, j1, lid, l, at, pts, cls, scratch);
+}
+
+/* One pass (GPUs): the count, the offset and the points in one launch, by a decoupled
+ * look-back. Work-group w takes ticket sync[0]++ and converts tile ticket % tiles of frame
+ * ticket / tiles: counts it, publishes its count in its state word (FLAG_COUNT), adds the states
+ * of the tiles before it in its frame, newest first, until one holds an inclusive prefix
+ * (FLAG_PREFIX), publishes its own prefix, then writes its points.
+ * Why it cannot hang where OpenCL 1.2 promises no order among work-groups: a tile waits only on
+ * tiles with smaller tickets, and tickets are taken by work-groups already running, so every
+ * tile it waits on belongs to a work-group that has started and itself waits only on smaller
+ * tickets; the smallest unfinished ticket waits on nothing. What it needs is that a started
+ * work-group is not starved for ever by others spinning - true of GPUs, whose resident
+ * work-groups are scheduled side by side, of CPU runtimes (a work-group runs to its end on one
+ * thread) and of a serial emulator (the first ticket is taken by the first group run). States and
+ * tickets travel through 32-bit atomics only (OpenCL 1.2's atomics on global memory are
+ * visible across work-groups; plain stores are not promised to be).
+ * sync: [0] tickets, [1] finished work-groups, [2 + f * tiles + g] the states; zero before the
+ * launch, and the last work-group to finish zeroes it again, so the host clears it once. */
+#define FLAG_COUNT 0x40000000u
+#define FLAG_PREFIX 0x80000000u
+#define STATE_VALUE 0x3fffffffu
+
+__kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *restrict totals,
+                            __global float *restrict points, __global uchar *restrict colors,
+                            const uint tile_rows, const uint tiles, __local ulong *scratch)
+{
+    __local uint shared[2];
+    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
+    const uint groups = (uint)get_num_groups(0);
+    if (lid == 0)
+        shared[0] = atomic_inc(&sync[0]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint ticket = shared[0];
+    const uint f = ticket / tiles, g = ticket % tiles;
+    const frame_t fr = FRAME_OF(f);
+    const ulong first = (ulong)f * sw * sh;
+    const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
+    const uint mine = group_sum((__local uint *)scratch, lid, l, count_run(&fr, j0, j1, lid, l));
+    if (lid == 0) {
+        volatile __global uint *state = sync + 2 + (ulong)f * tiles;
+        uint prefix = 0;
+        if (g > 0) {
+            atomic_xchg(&state[g], FLAG_COUNT | mine);
+            for (uint t = g; t > 0;) {
+                const uint w = atomic_or(&state[t - 1], 0u); /* an atomic read */
+                if (!(w & (FLAG_COUNT | FLAG_PREFIX)))
+                    continue; /* not published yet: its group has started, so it will be */
+                prefix += w & STATE_VALUE;
+                if (w & FLAG_PREFIX)
+                    break;
+                --t;
             }
-        ulong totals_here;
-        const ulong before = scan_packed(scratch, lid, l, flags, &totals_here) - flags;
-        uint base = at;
-        for (uint t = 0; t < PLANES; ++t) {
-            if ((flags >> (FIELD * t)) & 1ul) {
-                const uint slot = base + (uint)((before >> (FIELD * t)) & FIELD_MASK);
-                put_point(&fr, ks[t], js[t], z[t], 1, pts, cls, slot);
-            }
-            base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
         }
-        at = base;
-        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
-        flags = flags_next;
-        for (uint t = 0; t < PLANES; ++t)
-            z[t] = zn[t], ks[t] = kn[t], js[t] = jn[t];
+        atomic_xchg(&state[g], FLAG_PREFIX | (prefix + mine));
+        if (g == tiles - 1)
+            totals[f] = prefix + mine;
+        shared[1] = prefix;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint at = shared[1];
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the scan's next */
+    write_run(&fr, j0, j1, lid, l, at, points + 3 * first, colors + (has_color ? 3 * first : 0),
+              scratch);
+    /* The last work-group to finish zeroes sync for the next launch: every other one has
+     * counted itself out after its last use of it. */
+    if (lid == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        shared[0] = atomic_inc(&sync[1]) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (shared[0])
+        for (uint i = lid; i < 2 + groups; i += l)
+            atomic_xchg(&sync[i], 0u);
 }

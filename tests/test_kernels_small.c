@@ -57,23 +57,27 @@ static void gray_every_variant(void **state)
     clc__switch_set(ctx, CLC_SW_GRAY_PATH, getenv("CLCOMPUTE_GRAY_PATH"));
 }
 
-/* Depth to points: both shapes, dense and organized, u16 and f32, strides 1 and 2, with colour. */
+/* Depth to points: every shape, dense and organized, u16 and f32, strides 1 and 2, with colour;
+ * one frame, and two in one call of the many form (the only one the one-pass shape takes). */
 static void cloud_every_variant(void **state)
 {
     clc_context *ctx = *state;
     enum { W = 23, H = 11 };
-    static const char *const shapes[] = {"items", "groups"};
-    uint16_t depth16[W * H];
-    float depth32[W * H];
-    uint8_t color[W * H * 3];
+    static const char *const shapes[] = {"items", "groups", "onepass"};
+    uint16_t depth16[2 * W * H]; /* two frames, the second the first again */
+    float depth32[2 * W * H];
+    uint8_t color[2 * W * H * 3];
     for (size_t i = 0; i < W * H; ++i) {
         depth16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
         depth32[i] = depth16[i] * 0.001f;
         color[3 * i] = byte(), color[3 * i + 1] = byte(), color[3 * i + 2] = byte();
     }
+    memcpy(depth16 + W * H, depth16, sizeof depth16 / 2);
+    memcpy(depth32 + W * H, depth32, sizeof depth32 / 2);
+    memcpy(color + W * H * 3, color, sizeof color / 2);
     const clc_intrinsics k = {20.0, 21.0, 11.0, 5.0};
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, W, H, 0};
-    for (size_t s = 0; s < 2; ++s)
+    for (size_t s = 0; s < 3; ++s)
         for (int f32 = 0; f32 < 2; ++f32)
             for (int organized = 0; organized < 2; ++organized)
                 for (unsigned stride = 1; stride <= 2; ++stride) {
@@ -100,6 +104,22 @@ static void cloud_every_variant(void **state)
                         assert_true((isnan(points[i]) && isnan(ref[i])) ||
                                     fabsf(points[i] - ref[i]) <= 1e-5f * fabsf(ref[i]));
                         assert_int_equal(colors[i], ref_colors[i]);
+                    }
+                    static float points2[2 * W * H * 3];
+                    static uint8_t colors2[2 * W * H * 3];
+                    size_t counts[2] = {0, 0};
+                    if (clc_depth_to_points_many(ctx, 2, &desc, d, 0, &cdesc, color, 0, &k, &o,
+                                                 points2, colors2, counts) != CLC_SUCCESS)
+                        fail_msg("cloud, two frames: %s", clc_last_error());
+                    for (size_t f = 0; f < 2; ++f) { /* frame f's points from f * p.sw * p.sh */
+                        assert_int_equal(counts[f], want);
+                        const float *got = points2 + f * p.sw * p.sh * 3;
+                        const uint8_t *got_colors = colors2 + f * p.sw * p.sh * 3;
+                        for (size_t i = 0; i < 3 * want; ++i) {
+                            assert_true((isnan(got[i]) && isnan(ref[i])) ||
+                                        fabsf(got[i] - ref[i]) <= 1e-5f * fabsf(ref[i]));
+                            assert_int_equal(got_colors[i], ref_colors[i]);
+                        }
                     }
                 }
     clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, getenv("CLCOMPUTE_CLOUD_SHAPE"));

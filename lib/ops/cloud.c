@@ -204,7 +204,7 @@ static clc_status run(clc_context *ctx, cl_command_queue queue, cloud_kernel *k,
                       cl_uint dims, const size_t *global, const size_t *local, cl_uint num_events,
                       const cl_event *wait_list, cl_event *event)
 {
-    clc_arg args[FRAME_ARG_COUNT + 6];
+    clc_arg args[FRAME_ARG_COUNT + 7];
     size_t count = 0;
     if (frame) {
         frame_arg_list(frame, args);
@@ -249,6 +249,8 @@ typedef struct cloud_shape {
     cl_uint groups;     /* dense tiles a frame */
     cl_uint cols, rows; /* organized: samples an item in x and y */
     size_t organized_global[3], organized_local[3];
+    int onepass; /* dense in one launch (cloud_onepass) */
+    cl_mem sync; /* its state: NULL for the context's */
 } cloud_shape;
 
 static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kernel *any,
@@ -294,40 +296,71 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
     return CLC_SUCCESS;
 }
 
-static const clc_tune_family tune_family; /* below: the two shapes timed on first use */
-enum { SHAPE_ITEMS, SHAPE_GROUPS };
-static const char *const shape_names[] = {"items", "groups"};
+static const clc_tune_family tune_family; /* below: the shapes timed on first use */
+enum { SHAPE_ITEMS, SHAPE_GROUPS, SHAPE_ONEPASS };
+static const char *const shape_names[] = {"items", "groups", "onepass"};
 
-/* Items or groups for this device: tuned (the device type's default when tuning is off), unless
- * CLCOMPUTE_CLOUD_SHAPE=groups or items forces one, so that CPU-only CI covers both. */
-static clc_status choose_shape(clc_context *ctx, int *items)
+/* The shape for this device (SHAPE_*): tuned (the device type's default when tuning is off),
+ * unless CLCOMPUTE_CLOUD_SHAPE forces one, so that CPU-only CI covers all three. */
+static clc_status choose_shape(clc_context *ctx, int *shape)
 {
-    int force = 0; /* 0 items, 1 groups */
-    const int forced = clc__switch(ctx, CLC_SW_CLOUD_SHAPE, &force);
+    const int forced = clc__switch(ctx, CLC_SW_CLOUD_SHAPE, shape);
     if (forced < 0)
         return CLC_ERROR_INVALID_ARGUMENT;
-    if (forced) {
-        *items = force == 0;
-        return CLC_SUCCESS;
-    }
-    const int fallback = ctx->info.type == CLC_DEVICE_CPU ? SHAPE_ITEMS : SHAPE_GROUPS;
-    *items = clc__tune(ctx, &tune_family, fallback) == SHAPE_ITEMS;
+    if (!forced)
+        *shape = clc__tune(ctx, &tune_family,
+                           ctx->info.type == CLC_DEVICE_CPU ? SHAPE_ITEMS : SHAPE_GROUPS);
     return CLC_SUCCESS;
 }
 
-/* The shape of a conversion on `queue`; the work-group limit comes from one of its kernels. */
+/* The shape of a conversion on `queue`; the work-group limit comes from one of its kernels.
+ * One pass only where its tile states hold a frame's count (30 bits) and the caller needs no
+ * count before the points (kind SHAPE_GROUPS then). */
 static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const cloud_plan *plan,
-                             const char *opts, int items, size_t frames, cloud_shape *shape)
+                             const char *opts, int kind, size_t frames, cloud_shape *shape)
 {
     cloud_kernel probe = {0};
     const int dense = plan->p.layout == CLC_CLOUD_DENSE;
     clc_status st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
     if (st != CLC_SUCCESS)
         return st;
-    st = shape_for(ctx, plan, &probe, items, frames, shape);
+    st = shape_for(ctx, plan, &probe, kind == SHAPE_ITEMS, frames, shape);
     shape->queue = queue;
+    shape->sync = NULL;
+    shape->onepass = dense && kind == SHAPE_ONEPASS &&
+                     plan->p.sw * plan->p.sh < ((size_t)1 << 30) &&
+                     shape->groups * frames < UINT32_MAX - 2;
     clReleaseKernel(probe.kernel);
     return st;
+}
+
+/* The context's one-pass state, at least `words` words and zero, retained for the caller: grown
+ * by replacement (enqueued kernels keep the old one alive) and made with zeros copied in, so
+ * that it is zero whichever queue runs first; each launch leaves it zero again. */
+static clc_status onepass_sync(clc_context *ctx, size_t words, cl_mem *out)
+{
+    cl_int err = CL_SUCCESS;
+    clc_mutex_lock(&ctx->lock);
+    if (ctx->cloud_sync_words < words) {
+        const size_t want = words < 4096 ? 4096 : words;
+        cl_uint *zeros = calloc(want, sizeof *zeros);
+        cl_mem m = NULL;
+        if (!zeros)
+            err = CL_OUT_OF_HOST_MEMORY;
+        else
+            m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               want * sizeof *zeros, zeros, &err);
+        free(zeros);
+        if (err == CL_SUCCESS) {
+            clc__release_mem(&ctx->cloud_sync);
+            ctx->cloud_sync = m;
+            ctx->cloud_sync_words = want;
+        }
+    }
+    if (err == CL_SUCCESS && (err = clRetainMemObject(ctx->cloud_sync)) == CL_SUCCESS)
+        *out = ctx->cloud_sync;
+    clc_mutex_unlock(&ctx->lock);
+    return err == CL_SUCCESS ? CLC_SUCCESS : clc__cl_fail(ctx, err, "cloud one-pass state");
 }
 
 /* Scratch of a dense conversion: tile counts, and the frames' totals (the caller's buffer, or
@@ -414,8 +447,43 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
     return st;
 }
 
-/* Every pass of a checked conversion in `shape`: the organized kernel, or count, scan and write.
- * Enqueued commands keep their buffers alive, so the scratch references go at once. */
+/* The dense cloud in one launch, totals into `totals`. */
+static clc_status enqueue_onepass(clc_context *ctx, const char *options, const frame_args *frame,
+                                  const cloud_shape *shape, cl_mem totals, cl_mem points,
+                                  cl_mem colors, cl_uint num_events, const cl_event *wait_list,
+                                  cl_event *event)
+{
+    const size_t groups = shape->groups * shape->frames;
+    cl_mem sync = NULL;
+    cloud_kernel k = {0};
+    clc_status st = CLC_SUCCESS;
+    if (shape->sync)
+        sync = shape->sync, clRetainMemObject(sync);
+    else
+        st = onepass_sync(ctx, 2 + groups, &sync);
+    if (st == CLC_SUCCESS)
+        st = make_kernel(ctx, options, "cloud_onepass", &k);
+    if (st == CLC_SUCCESS) {
+        const clc_arg extra[] = {CLC_ARG(sync),
+                                 CLC_ARG(totals),
+                                 CLC_ARG(points),
+                                 CLC_ARG(colors),
+                                 CLC_ARG(shape->tile_rows),
+                                 CLC_ARG(shape->groups),
+                                 {2 * shape->local * sizeof(cl_ulong), NULL}};
+        const size_t global = groups * shape->local;
+        st = run(ctx, shape->queue, &k, frame, extra, 7, 1, &global, &shape->local, num_events,
+                 wait_list, event);
+    }
+    if (k.kernel)
+        clReleaseKernel(k.kernel);
+    clc__release_mem(&sync);
+    return st;
+}
+
+/* Every pass of a checked conversion in `shape`: the organized kernel, the one-pass dense
+ * kernel, or count and write. Enqueued commands keep their buffers alive, so the scratch
+ * references go at once. */
 static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_args *frame,
                               const cloud_shape *shape, int dense, cl_mem points, cl_mem colors,
                               cl_mem count, cl_uint num_events, const cl_event *wait_list,
@@ -424,6 +492,9 @@ static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_ar
     if (!dense)
         return enqueue_write(ctx, opts, frame, shape, NULL, points, colors, num_events, wait_list,
                              event);
+    if (shape->onepass && count)
+        return enqueue_onepass(ctx, opts, frame, shape, count, points, colors ? colors : points,
+                               num_events, wait_list, event);
     dense_scratch scratch = {0};
     clc_status st = scratch_create(ctx, shape, count, &scratch);
     if (st == CLC_SUCCESS)
@@ -467,6 +538,7 @@ static frame_args frame_from(const cloud_plan *plan, cl_mem depth, size_t depth_
 typedef struct tune_input {
     cloud_plan plan;
     cl_mem depth, points, count;
+    cl_mem sync; /* the one-pass state of the timing runs, apart from the context's */
 } tune_input;
 
 static void tune_teardown(void *arg)
@@ -475,6 +547,7 @@ static void tune_teardown(void *arg)
     clc__release_mem(&t->depth);
     clc__release_mem(&t->points);
     clc__release_mem(&t->count);
+    clc__release_mem(&t->sync);
     free(t);
 }
 
@@ -501,6 +574,11 @@ static clc_status tune_setup(clc_context *ctx, void **arg)
         t->points = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, 12 * W * H, NULL, &err);
     if (st == CLC_SUCCESS && err == CL_SUCCESS)
         t->count = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    if (st == CLC_SUCCESS && err == CL_SUCCESS) { /* zero, as the one pass needs (and leaves) */
+        memset(depth, 0, 4 * (MAX_TILES + 2));
+        t->sync = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 4 * (MAX_TILES + 2), depth, &err);
+    }
     free(depth);
     if (st != CLC_SUCCESS || err != CL_SUCCESS) {
         tune_teardown(t);
@@ -516,7 +594,8 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
     const char *opts = build_options(CLC_PIXEL_DEPTH_U16);
     const frame_args frame = frame_from(&t->plan, t->depth, 0, 0, NULL, 0, 0);
     cloud_shape shape;
-    clc_status st = plan_shape(ctx, queue, &t->plan, opts, variant == SHAPE_ITEMS, 1, &shape);
+    clc_status st = plan_shape(ctx, queue, &t->plan, opts, variant, 1, &shape);
+    shape.sync = t->sync;
     if (st == CLC_SUCCESS)
         st = enqueue_all(ctx, opts, &frame, &shape, 1, t->points, NULL, t->count, 0, NULL, NULL);
     return st;
@@ -524,7 +603,7 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
 
 static const clc_tune_family tune_family = {
     "cloud", &clc__source_cloud, "-DDEPTH_U16", shape_names,
-    2,       tune_setup,         tune_run,      tune_teardown};
+    3,       tune_setup,         tune_run,      tune_teardown};
 
 /* The bytes between frames: as given, or a frame's span when 0 (frames packed). NULL-safe. */
 static size_t frame_step(size_t given, size_t span)
@@ -599,11 +678,11 @@ clc_status clc_depth_to_points_many_enqueue(
     const char *opts = build_options(depth->format);
     const frame_args frame = frame_from(&plan, depth_buffer, depth_offset, depth_step, color_buffer,
                                         color_offset, color_step);
-    int items = 0;
+    int kind = 0;
     cloud_shape shape;
-    st = choose_shape(ctx, &items);
+    st = choose_shape(ctx, &kind);
     if (st == CLC_SUCCESS)
-        st = plan_shape(ctx, ctx->queue, &plan, opts, items, frames, &shape);
+        st = plan_shape(ctx, ctx->queue, &plan, opts, kind, frames, &shape);
     if (st != CLC_SUCCESS)
         return st;
     return enqueue_all(ctx, opts, &frame, &shape, dense, points, colors, counts,
@@ -694,10 +773,12 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     dense_scratch scratch = {0};
     cloud_shape shape;
     cl_int err = CL_SUCCESS;
-    int items = 0;
-    st = choose_shape(ctx, &items);
+    int kind = 0;
+    st = choose_shape(ctx, &kind);
+    /* The count comes first here (it sizes the output buffers): two passes. */
     if (st == CLC_SUCCESS)
-        st = plan_shape(ctx, ctx->queue, &plan, opts, items, 1, &shape);
+        st = plan_shape(ctx, ctx->queue, &plan, opts, kind == SHAPE_ONEPASS ? SHAPE_GROUPS : kind,
+                        1, &shape);
     if (st != CLC_SUCCESS)
         return st;
 

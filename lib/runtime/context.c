@@ -49,6 +49,7 @@ static void context_free(clc_context *ctx)
     if (ctx->queue)
         clc__pinned_release_all(ctx);
     clc__staging_release(ctx);
+    clc__release_mem(&ctx->cloud_sync);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->device)

@@ -86,6 +86,11 @@ struct clc_context {
      * kernels while the others load the device (and store whichever finished last). */
     struct clc_context *tune_peer;
 
+    /* The dense cloud's one-pass state (tickets and tile states, zero between launches; see
+     * cl/cloud.cl), made on first need and grown by replacement; guarded by lock. */
+    cl_mem cloud_sync;
+    size_t cloud_sync_words;
+
     clc_mutex build_lock; /* guards the registry of embedded programs */
     clc_program_entry *programs;
     size_t program_count;

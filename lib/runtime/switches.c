@@ -22,8 +22,8 @@ static const struct {
                            0},
     [CLC_SW_GRAY_PATH] = {"CLCOMPUTE_GRAY_PATH",
                           (const char *const[]){"bytes", "vectors", "words", NULL}, 0, 0},
-    [CLC_SW_CLOUD_SHAPE] = {"CLCOMPUTE_CLOUD_SHAPE", (const char *const[]){"items", "groups", NULL},
-                            0, 0},
+    [CLC_SW_CLOUD_SHAPE] = {"CLCOMPUTE_CLOUD_SHAPE",
+                            (const char *const[]){"items", "groups", "onepass", NULL}, 0, 0},
     [CLC_SW_REDUCE_SHAPE] = {"CLCOMPUTE_REDUCE_SHAPE",
                              (const char *const[]){"items", "groups", NULL}, 0, 0},
 };
