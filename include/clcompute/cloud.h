@@ -69,7 +69,8 @@ CLC_API clc_status clc_depth_to_points_enqueue(
     cl_event *event);
 
 /*
- * Many frames of one size at once, in two launches for the whole set (one for organized clouds):
+ * Many frames of one size at once, in one or two launches for the whole set (one for organized
+ * clouds, and for dense ones where the device's tuned shape does them in one pass):
  * the way to convert a stream of small frames (a 640x480 frame alone is launch-bound on a GPU).
  * Frame f's depth is at depth_data + f * depth_frame_bytes (0: the frames are packed, one span
  * apart, as a numpy array of shape (frames, height, width)), its colour likewise. Frame f's
