@@ -13,12 +13,13 @@
  * Every kernel converts many frames of one size at once: the last NDRange dimension is the
  * frame, frame f's depth (and colour) `*_frame` bytes after frame f - 1's, its points at
  * f * sw * sh. Work is cut into tiles of whole sampled rows. The dense cloud is a stream
- * compaction in two passes, so the output order is the pixel order on every device and every
- * run: count the valid samples of each tile; then each tile sums the counts of the tiles before
- * it in its frame (its offset) and writes. The offsets need no scan pass, and no work-group
- * waits for another within a pass (no decoupled look-back, whose progress OpenCL 1.2 does not
- * promise): what a tile reads was written by the previous kernel, which the queue finishes
- * first. On GPUs a work-group walks its rows as one run of samples (a short row leaves no item
+ * compaction, so the output order is the pixel order on every device and every run. In two
+ * passes: count the valid samples of each tile; then each tile sums the counts of the tiles
+ * before it in its frame (its offset) and writes; no work-group waits for another within a pass
+ * (what a tile reads was written by the previous kernel, which the queue finishes first). Or in
+ * one (cloud_onepass, below): a decoupled look-back over tiles taken in ticket order, with the
+ * argument for why it cannot hang although OpenCL 1.2 promises no order among work-groups.
+ * On GPUs a work-group walks its rows as one run of samples (a short row leaves no item
  * idle), counting VEC samples a load where rows are back to back, and writing in rounds of
  * PLANES samples an item with one local scan a round, the next round's samples loaded before
  * the scan so that their latency hides behind it; on CPUs (work-groups of one) an item walks its
@@ -120,35 +121,31 @@ inline void advance(uint *k, uint *j, const uint step, const uint sw)
 
 #ifdef DEPTH_U16
 typedef ushort depth_t;
-#else
-typedef float depth_t;
-#endif
 
-/* Valid samples among run[VEC * i, +VEC), by the rule of sample(). */
+/* Valid samples among run[VEC * i, +VEC), by the rule of sample() (integer compares: the same
+ * answer in vectors and scalars on every device; float depth is left to sample(), since a vector
+ * unit may flush denormals where the scalar one does not). */
 inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, uint i)
 {
-#ifdef DEPTH_U16
     const uint8 raw = convert_uint8(vload8(i, run));
     const int8 ok = (raw != (uint8)0) & (raw < (uint8)fr->raw_limit);
-#else
-    const float8 z = vload8(i, run);
-    const int8 ok = (z > (float8)0.0f) & (z < (float8)fr->trunc);
-#endif
     const int4 s4 = ok.lo + ok.hi;
     const int2 s2 = s4.lo + s4.hi;
     return (uint) - (s2.x + s2.y);
 }
+#endif
 
 /* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
  * (work-group g of dimension 0, frame f of dimension 1). */
 /* This item's share of the valid samples in rows [j0, j1) of a work-group of l items. */
 inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l)
 {
-    /* The tile's rows as one run of n samples. Rows back to back in memory (stride 1, no
+    /* The tile's rows as one run of n samples. u16 rows back to back in memory (stride 1, no
      * padding): VEC samples a load, COUNT_UNROLL loads in flight an item; else one sample a load
      * at (k, j). */
     const uint sw = fr->sw, n = j1 > j0 ? (j1 - j0) * sw : 0;
     uint c = 0;
+#ifdef DEPTH_U16 /* float depth counts one sample at a time, by sample()'s very compares */
     if (fr->stride == 1 && fr->depth_pitch == (ulong)sw * sizeof(depth_t)) {
         const __global depth_t *run = (const __global depth_t *)(fr->depth + j0 * fr->depth_pitch);
         const uint chunks = n / VEC;
@@ -164,7 +161,9 @@ inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uin
             sample(fr, i % sw, j0 + i / sw, &valid);
             c += (uint)valid;
         }
-    } else {
+    } else
+#endif
+    {
         uint k = lid % sw, j = j0 + lid / sw;
         for (uint i = lid; i < n; i += COUNT_UNROLL * l) {
             int valid[COUNT_UNROLL];
@@ -409,7 +408,9 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
  * tickets travel through 32-bit atomics only (OpenCL 1.2's atomics on global memory are
  * visible across work-groups; plain stores are not promised to be).
  * sync: [0] tickets, [1] finished work-groups, [2 + f * tiles + g] the states; zero before the
- * launch, and the last work-group to finish zeroes it again, so the host clears it once. */
+ * launch, and the last work-group to finish zeroes it again, so the host clears it once. A
+ * launch that dies half-way would leave it dirty; drivers lose the whole context then (NVIDIA
+ * reports CL_OUT_OF_RESOURCES to every later call), so nothing runs on it again. */
 #define FLAG_COUNT 0x40000000u
 #define FLAG_PREFIX 0x80000000u
 #define STATE_VALUE 0x3fffffffu

@@ -58,23 +58,30 @@ static void gray_every_variant(void **state)
 }
 
 /* Depth to points: every shape, dense and organized, u16 and f32, strides 1 and 2, with colour;
- * one frame, and two in one call of the many form (the only one the one-pass shape takes). */
+ * one frame, and two different taller ones (three tiles or more on GPUs, so that the one-pass
+ * shape looks back) in one call of the many form, the only one the one-pass shape takes. */
 static void cloud_every_variant(void **state)
 {
     clc_context *ctx = *state;
-    enum { W = 23, H = 11 };
+    enum { W = 23, H = 11, TH = 160 };
     static const char *const shapes[] = {"items", "groups", "onepass"};
-    uint16_t depth16[2 * W * H]; /* two frames, the second the first again */
-    float depth32[2 * W * H];
-    uint8_t color[2 * W * H * 3];
+    uint16_t depth16[W * H];
+    float depth32[W * H];
+    uint8_t color[W * H * 3];
+    static uint16_t tall16[2 * W * TH];
+    static float tall32[2 * W * TH];
+    static uint8_t tall_color[2 * W * TH * 3];
     for (size_t i = 0; i < W * H; ++i) {
         depth16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
         depth32[i] = depth16[i] * 0.001f;
         color[3 * i] = byte(), color[3 * i + 1] = byte(), color[3 * i + 2] = byte();
     }
-    memcpy(depth16 + W * H, depth16, sizeof depth16 / 2);
-    memcpy(depth32 + W * H, depth32, sizeof depth32 / 2);
-    memcpy(color + W * H * 3, color, sizeof color / 2);
+    for (size_t i = 0; i < 2 * W * TH; ++i) {
+        tall16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
+        tall32[i] = tall16[i] * 0.001f;
+        tall_color[3 * i] = byte(), tall_color[3 * i + 1] = byte();
+        tall_color[3 * i + 2] = byte();
+    }
     const clc_intrinsics k = {20.0, 21.0, 11.0, 5.0};
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, W, H, 0};
     for (size_t s = 0; s < 3; ++s)
@@ -105,20 +112,31 @@ static void cloud_every_variant(void **state)
                                     fabsf(points[i] - ref[i]) <= 1e-5f * fabsf(ref[i]));
                         assert_int_equal(colors[i], ref_colors[i]);
                     }
-                    static float points2[2 * W * H * 3];
-                    static uint8_t colors2[2 * W * H * 3];
+                    /* Two different tall frames in one call: each as the reference has it. */
+                    static float points2[2 * W * TH * 3], ref2[W * TH * 3];
+                    static uint8_t colors2[2 * W * TH * 3], ref_colors2[W * TH * 3];
+                    const clc_image_desc tdesc = {desc.format, W, TH, 0};
+                    const clc_image_desc tcdesc = {CLC_PIXEL_RGB8, W, TH, 0};
+                    const clc_ref_cloud tp =
+                        clc__ref_cloud_params(1000.0, 1.5, &k, stride, W, TH, o.layout);
+                    const unsigned char *td =
+                        f32 ? (const unsigned char *)tall32 : (const unsigned char *)tall16;
+                    const size_t frame_bytes = (size_t)W * TH * (f32 ? 4 : 2);
                     size_t counts[2] = {0, 0};
-                    if (clc_depth_to_points_many(ctx, 2, &desc, d, 0, &cdesc, color, 0, &k, &o,
-                                                 points2, colors2, counts) != CLC_SUCCESS)
+                    if (clc_depth_to_points_many(ctx, 2, &tdesc, td, 0, &tcdesc, tall_color, 0, &k,
+                                                 &o, points2, colors2, counts) != CLC_SUCCESS)
                         fail_msg("cloud, two frames: %s", clc_last_error());
-                    for (size_t f = 0; f < 2; ++f) { /* frame f's points from f * p.sw * p.sh */
-                        assert_int_equal(counts[f], want);
-                        const float *got = points2 + f * p.sw * p.sh * 3;
-                        const uint8_t *got_colors = colors2 + f * p.sw * p.sh * 3;
-                        for (size_t i = 0; i < 3 * want; ++i) {
-                            assert_true((isnan(got[i]) && isnan(ref[i])) ||
-                                        fabsf(got[i] - ref[i]) <= 1e-5f * fabsf(ref[i]));
-                            assert_int_equal(got_colors[i], ref_colors[i]);
+                    for (size_t f = 0; f < 2; ++f) { /* frame f's points from f * tp.sw * tp.sh */
+                        const size_t n = clc__ref_depth_to_points(
+                            &tdesc, td + f * frame_bytes, &tcdesc, tall_color + f * W * TH * 3, &tp,
+                            ref2, ref_colors2);
+                        assert_int_equal(counts[f], n);
+                        const float *got = points2 + f * tp.sw * tp.sh * 3;
+                        const uint8_t *got_colors = colors2 + f * tp.sw * tp.sh * 3;
+                        for (size_t i = 0; i < 3 * n; ++i) {
+                            assert_true((isnan(got[i]) && isnan(ref2[i])) ||
+                                        fabsf(got[i] - ref2[i]) <= 1e-5f * fabsf(ref2[i]));
+                            assert_int_equal(got_colors[i], ref_colors2[i]);
                         }
                     }
                 }

@@ -328,15 +328,21 @@ static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const clo
 {
     cloud_kernel probe = {0};
     const int dense = plan->p.layout == CLC_CLOUD_DENSE;
-    clc_status st = make_kernel(ctx, opts, dense ? "cloud_dense" : "cloud_organized", &probe);
+    /* The one pass's own kernel sets the work-group limit when it may run (it can be lower than
+     * the dense pass's; the shape then serves the two passes too). */
+    const int onepass =
+        dense && kind == SHAPE_ONEPASS && plan->p.sw * plan->p.sh * frames <= ONEPASS_MAX_SAMPLES;
+    clc_status st = make_kernel(ctx, opts,
+                                onepass ? "cloud_onepass"
+                                : dense ? "cloud_dense"
+                                        : "cloud_organized",
+                                &probe);
     if (st != CLC_SUCCESS)
         return st;
     st = shape_for(ctx, plan, &probe, kind == SHAPE_ITEMS, frames, shape);
     shape->queue = queue;
     shape->sync = NULL;
-    shape->onepass = dense && kind == SHAPE_ONEPASS &&
-                     plan->p.sw * plan->p.sh * frames <= ONEPASS_MAX_SAMPLES &&
-                     shape->groups * frames < UINT32_MAX - 2;
+    shape->onepass = st == CLC_SUCCESS && onepass && shape->groups * frames < UINT32_MAX - 2;
     clReleaseKernel(probe.kernel);
     return st;
 }
@@ -349,7 +355,8 @@ static clc_status onepass_sync(clc_context *ctx, size_t words, cl_mem *out)
     cl_int err = CL_SUCCESS;
     clc_mutex_lock(&ctx->lock);
     if (ctx->cloud_sync_words < words) {
-        const size_t want = words < 4096 ? 4096 : words;
+        size_t want = ctx->cloud_sync_words ? 2 * ctx->cloud_sync_words : 4096;
+        want = want < words ? words : want;
         cl_uint *zeros = calloc(want, sizeof *zeros);
         cl_mem m = NULL;
         if (!zeros)
@@ -464,10 +471,19 @@ static clc_status enqueue_onepass(clc_context *ctx, const char *options, const f
     cl_mem sync = NULL;
     cloud_kernel k = {0};
     clc_status st = CLC_SUCCESS;
-    if (shape->sync)
-        sync = shape->sync, clRetainMemObject(sync);
-    else
+    cl_int err = CL_SUCCESS;
+    if (shape->sync) { /* the tuner's own */
+        if ((err = clRetainMemObject(shape->sync)) == CL_SUCCESS)
+            sync = shape->sync;
+        else
+            st = clc__cl_fail(ctx, err, "clRetainMemObject(cloud one-pass state)");
+    } else if (shape->queue != ctx->queue) {
+        /* The context's state is safe only where launches follow one another: its queue. */
+        st = clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                       "cloud one pass: the context's state on another queue");
+    } else {
         st = onepass_sync(ctx, 2 + groups, &sync);
+    }
     if (st == CLC_SUCCESS)
         st = make_kernel(ctx, options, "cloud_onepass", &k);
     if (st == CLC_SUCCESS) {
