@@ -30,7 +30,7 @@ static clc_context *context_alloc(void)
                         : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
                         : sw[CLC_SW_STAGING].value == 2 ? CLC_STAGING_SHARED
                                                         : CLC_STAGING_AUTO;
-    ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : 0; /* 0: timed */
+    ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
     /* Threads copying between the caller's memory and the pinned staging buffers (copier.c);
      * CLCOMPUTE_STAGING_THREADS=N (1 to 64) sets another count, to measure. */
     ctx->staging_threads = sw[CLC_SW_STAGING_THREADS].value > 0

@@ -74,7 +74,7 @@ struct clc_context {
     clc_mutex staging_lock;   /* guards staging */
     clc_staging *staging;     /* pinned buffers for host transfers, made on first need */
     int staging_mode;         /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
-    size_t staging_chunk;     /* bytes a staging chunk, or 0: the device's timed choice */
+    size_t staging_chunk;     /* bytes a staging buffer holds */
     unsigned staging_threads; /* host threads copying each chunk (CLCOMPUTE_STAGING_THREADS) */
     int poison; /* CLCOMPUTE_POISON at creation: -1, or the byte scratch buffers start as */
 
@@ -315,12 +315,6 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
 cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes);
 /* Unmaps and releases the staging buffers, if any. */
 void clc__staging_release(clc_context *ctx);
-/* The staging chunk sizes, timed per device on the first staged transfer (tests time it too). */
-extern const clc_tune_family clc__staging_tune_family;
-/* The chunk a transfer of `bytes` is cut in when `chunk` is chosen: at least four chunks of at
- * least 4 MiB (the first and last overlap nothing), never above `chunk`; a chosen chunk of
- * 4 MiB or less as it is. */
-size_t clc__staging_chunk_for(size_t chunk, size_t bytes);
 
 /* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,
