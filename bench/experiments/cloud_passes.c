@@ -1,8 +1,10 @@
-/* Experiment (not built by CMake): times cloud_count and cloud_dense of a cloud.cl variant alone,
- * with event timestamps, and checks every point against a serial reference. Used for
- * docs/perf/h200-cloud-tiles.md.
+/* Experiment (not built by CMake): times cloud_count and cloud_dense (or cloud_onepass) of a
+ * cloud.cl variant alone, with event timestamps, and checks every point against a serial
+ * reference. Used for docs/perf/h200-cloud-tiles.md and docs/perf/h200-cloud-onepass.md.
  *   cc -O2 -std=c11 -o cloud_passes cloud_passes.c -lOpenCL -lm
- *   ./cloud_passes FILE.cl PLATFORM-SUBSTRING W H FRAMES LOCAL TILE-ROWS REPEATS GROUPS */
+ *   ./cloud_passes FILE.cl PLATFORM-SUBSTRING W H FRAMES LOCAL TILE-ROWS REPEATS GROUPS [one]
+ * "one": the one-pass kernel instead of the two passes; BUSY=1 in the environment also prints
+ * where the passes fall behind a busy 256 MiB copy (times relative to its end). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -30,6 +32,49 @@ static double ev_ms(cl_event a, cl_event b)
     CK(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, 8, &e, NULL));
     return (e - s) * 1e-6;
 }
+/* The kernels' frame arguments (FRAME_PARAMS of cl/cloud.cl), in order. */
+typedef struct frame_args {
+    cl_mem depth;
+    cl_ulong doff, dpitch, dframe;
+    cl_uint sw, sh, stride;
+    float inv_scale;
+    cl_uint raw_limit;
+    float trunc, inv_fx, inv_fy, cx, cy;
+    cl_ulong coff, cpitch, cframe;
+    cl_uint has_color;
+} frame_args;
+
+/* Sets them from argument 0 on; returns the next argument's index. */
+static int set_frame(cl_kernel k, const frame_args *f)
+{
+    const struct {
+        size_t size;
+        const void *value;
+    } args[] = {{sizeof f->depth, &f->depth},
+                {8, &f->doff},
+                {8, &f->dpitch},
+                {8, &f->dframe},
+                {4, &f->sw},
+                {4, &f->sh},
+                {4, &f->stride},
+                {4, &f->inv_scale},
+                {4, &f->raw_limit},
+                {4, &f->trunc},
+                {4, &f->inv_fx},
+                {4, &f->inv_fy},
+                {4, &f->cx},
+                {4, &f->cy},
+                {sizeof f->depth, &f->depth},
+                {8, &f->coff},
+                {8, &f->cpitch},
+                {8, &f->cframe},
+                {4, &f->has_color}};
+    int a = 0;
+    for (; a < (int)(sizeof args / sizeof *args); ++a)
+        CK(clSetKernelArg(k, (cl_uint)a, args[a].size, args[a].value));
+    return a;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 10) {
@@ -80,6 +125,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", log);
         return 1;
     }
+    int onepass = 0;
     cl_kernel kc = clCreateKernel(prog, "cloud_count", &err);
     CK(err);
     cl_kernel kd = clCreateKernel(prog, "cloud_dense", &err);
@@ -99,6 +145,8 @@ int main(int argc, char **argv)
     cl_ulong doff = 0, dpitch = sw * 2, dframe = fpx * 2, coff = 0, cpitch = 0, cframe = 0;
     cl_mem dbuf = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, px * 2, depth, &err);
     CK(err);
+    const frame_args fa = {dbuf,  doff,   dpitch, dframe, sw, sh,   stride, inv_scale, raw_limit,
+                           trunc, inv_fx, inv_fy, cx,     cy, coff, cpitch, cframe,    has_color};
     cl_mem pbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, px * 12, NULL, &err);
     CK(err);
     cl_mem cbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)groups * frames * 4, NULL, &err);
@@ -109,25 +157,7 @@ int main(int argc, char **argv)
     for (int w = 0; w < 2; ++w) {
         cl_kernel k = ks[w];
         int a = 0;
-        CK(clSetKernelArg(k, a++, sizeof dbuf, &dbuf));
-        CK(clSetKernelArg(k, a++, 8, &doff));
-        CK(clSetKernelArg(k, a++, 8, &dpitch));
-        CK(clSetKernelArg(k, a++, 8, &dframe));
-        CK(clSetKernelArg(k, a++, 4, &sw));
-        CK(clSetKernelArg(k, a++, 4, &sh));
-        CK(clSetKernelArg(k, a++, 4, &stride));
-        CK(clSetKernelArg(k, a++, 4, &inv_scale));
-        CK(clSetKernelArg(k, a++, 4, &raw_limit));
-        CK(clSetKernelArg(k, a++, 4, &trunc));
-        CK(clSetKernelArg(k, a++, 4, &inv_fx));
-        CK(clSetKernelArg(k, a++, 4, &inv_fy));
-        CK(clSetKernelArg(k, a++, 4, &cx));
-        CK(clSetKernelArg(k, a++, 4, &cy));
-        CK(clSetKernelArg(k, a++, sizeof dbuf, &dbuf));
-        CK(clSetKernelArg(k, a++, 8, &coff));
-        CK(clSetKernelArg(k, a++, 8, &cpitch));
-        CK(clSetKernelArg(k, a++, 8, &cframe));
-        CK(clSetKernelArg(k, a++, 4, &has_color));
+        a = set_frame(k, &fa);
         CK(clSetKernelArg(k, a++, sizeof cbuf, &cbuf));
         if (w == 1) {
             CK(clSetKernelArg(k, a++, sizeof tbuf, &tbuf));
@@ -138,11 +168,39 @@ int main(int argc, char **argv)
         CK(clSetKernelArg(k, a++, local * 16, NULL));
     }
     size_t global[2] = {groups * local, frames}, loc[2] = {local, 1};
+    if (argc > 10) { /* one pass */
+        cl_kernel k1 = clCreateKernel(prog, "cloud_onepass", &err);
+        CK(err);
+        cl_mem sync =
+            clCreateBuffer(ctx, CL_MEM_READ_WRITE, (2 + (size_t)groups * frames) * 4, NULL, &err);
+        CK(err);
+        cl_uint zero = 0;
+        CK(clEnqueueFillBuffer(q, sync, &zero, 4, 0, (2 + (size_t)groups * frames) * 4, 0, NULL,
+                               NULL));
+        int a = 0;
+        cl_kernel k = k1;
+        a = set_frame(k, &fa);
+        CK(clSetKernelArg(k, a++, sizeof sync, &sync));
+        CK(clSetKernelArg(k, a++, sizeof tbuf, &tbuf));
+        CK(clSetKernelArg(k, a++, sizeof pbuf, &pbuf));
+        CK(clSetKernelArg(k, a++, sizeof pbuf, &pbuf));
+        CK(clSetKernelArg(k, a++, 4, &tile));
+        CK(clSetKernelArg(k, a++, 4, &groups));
+        CK(clSetKernelArg(k, a++, local * 16, NULL));
+        kc = kd = k1;
+        global[0] = (size_t)groups * frames * local;
+        global[1] = 1;
+        onepass = 1;
+    }
     double *tc = malloc(reps * 8), *td = malloc(reps * 8), *ts = malloc(reps * 8);
     for (int r = -2; r < reps; ++r) {
         cl_event e1, e2;
         CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
-        CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
+        if (onepass) {
+            e2 = e1;
+            clRetainEvent(e1);
+        } else
+            CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
         CK(clFinish(q));
         if (r >= 0) {
             tc[r] = ev_ms(e1, e1);
@@ -152,12 +210,47 @@ int main(int argc, char **argv)
         clReleaseEvent(e1);
         clReleaseEvent(e2);
     }
+    if (getenv("BUSY")) { /* a busy copy first, as the bench does: where do the passes fall? */
+        size_t bb = (size_t)256 << 20;
+        cl_mem b0 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bb, NULL, &err);
+        CK(err);
+        cl_mem b1 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bb, NULL, &err);
+        CK(err);
+        for (int r = 0; r < 5; ++r) {
+            cl_event ec, e1, e2;
+            cl_ulong ce, s1, x1, s2, x2;
+            CK(clEnqueueCopyBuffer(q, b0, b1, 0, 0, bb, 0, NULL, &ec));
+            CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+            if (onepass) {
+                e2 = e1;
+                clRetainEvent(e1);
+            } else
+                CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
+            CK(clFinish(q));
+            clGetEventProfilingInfo(ec, CL_PROFILING_COMMAND_END, 8, &ce, NULL);
+            clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, 8, &s1, NULL);
+            clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_END, 8, &x1, NULL);
+            clGetEventProfilingInfo(e2, CL_PROFILING_COMMAND_START, 8, &s2, NULL);
+            clGetEventProfilingInfo(e2, CL_PROFILING_COMMAND_END, 8, &x2, NULL);
+            printf("busy: relative to the copy's end (us): first start %+.1f end %+.1f, last start "
+                   "%+.1f end %+.1f\n",
+                   ((double)s1 - ce) * 1e-3, ((double)x1 - ce) * 1e-3, ((double)s2 - ce) * 1e-3,
+                   ((double)x2 - ce) * 1e-3);
+            clReleaseEvent(ec);
+            clReleaseEvent(e1);
+            clReleaseEvent(e2);
+        }
+    }
     /* Back to back: many conversions queued, wall per conversion from first start to last end. */
     cl_event first = 0, last = 0;
     for (int r = 0; r < 50; ++r) {
         cl_event e1, e2;
         CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
-        CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
+        if (onepass) {
+            e2 = e1;
+            clRetainEvent(e1);
+        } else
+            CK(clEnqueueNDRangeKernel(q, kd, 2, NULL, global, loc, 0, NULL, &e2));
         if (r == 0)
             first = e1;
         else
