@@ -19,5 +19,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Left out: tests of packaging and headers (no code of ours runs), the Open3D comparison (Python),
 # the checkers that bring their own instrumentation, and the poison runs (they check kernels; their
 # host code is the staged runs', which do run here).
+# faults_cloud_onepass is left out: test_faults running wrapped_cloud_faults alone (any cloud
+# shape) makes LeakSanitizer's tracer crash at exit on a bogus dynamic-TLS range (PoCL's
+# dlopen'ed libraries, "DTLS 8 at 0x740-0x800001842"). `faults`, run here whole, covers that
+# enqueue form in the CPU's shape; the one-pass failure paths are checked without sanitizers.
 exec ctest --test-dir "$dir" --output-on-failure \
-    -E '^(package_consumer|exported_symbols|apple_headers|peer_.*|python|oclgrind_kernels|sanitized_suite|valgrind_.*|fuzz_.*|.*_poison_.*)$'
+    -E '^(package_consumer|exported_symbols|apple_headers|peer_.*|python|oclgrind_kernels|sanitized_suite|valgrind_.*|fuzz_.*|.*_poison_.*|faults_cloud_onepass)$'
