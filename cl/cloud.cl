@@ -135,8 +135,6 @@ inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, uint 
 }
 #endif
 
-/* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
- * (work-group g of dimension 0, frame f of dimension 1). */
 /* This item's share of the valid samples in rows [j0, j1) of a work-group of l items. */
 inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l)
 {
@@ -192,6 +190,8 @@ inline uint group_sum(__local uint *scratch, const uint lid, const uint l, const
     return lid == 0 ? scratch[0] : 0;
 }
 
+/* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
+ * (work-group g of dimension 0, frame f of dimension 1). */
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
                           __local uint *scratch)
 {

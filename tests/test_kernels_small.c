@@ -57,6 +57,17 @@ static void gray_every_variant(void **state)
     clc__switch_set(ctx, CLC_SW_GRAY_PATH, getenv("CLCOMPUTE_GRAY_PATH"));
 }
 
+/* n depth samples, about 16% of them holes, the same in u16 (millimetres) and f32 (metres), and
+ * a colour each. */
+static void depth_frames(uint16_t *depth16, float *depth32, uint8_t *color, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        depth16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
+        depth32[i] = depth16[i] * 0.001f;
+        color[3 * i] = byte(), color[3 * i + 1] = byte(), color[3 * i + 2] = byte();
+    }
+}
+
 /* Depth to points: every shape, dense and organized, u16 and f32, strides 1 and 2, with colour;
  * one frame, and two different taller ones (three tiles or more on GPUs, so that the one-pass
  * shape looks back) in one call of the many form, the only one the one-pass shape takes. */
@@ -71,17 +82,8 @@ static void cloud_every_variant(void **state)
     static uint16_t tall16[2 * W * TH];
     static float tall32[2 * W * TH];
     static uint8_t tall_color[2 * W * TH * 3];
-    for (size_t i = 0; i < W * H; ++i) {
-        depth16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
-        depth32[i] = depth16[i] * 0.001f;
-        color[3 * i] = byte(), color[3 * i + 1] = byte(), color[3 * i + 2] = byte();
-    }
-    for (size_t i = 0; i < 2 * W * TH; ++i) {
-        tall16[i] = byte() < 40 ? 0 : (uint16_t)(500 + byte() * 8);
-        tall32[i] = tall16[i] * 0.001f;
-        tall_color[3 * i] = byte(), tall_color[3 * i + 1] = byte();
-        tall_color[3 * i + 2] = byte();
-    }
+    depth_frames(depth16, depth32, color, W * H);
+    depth_frames(tall16, tall32, tall_color, 2 * W * TH);
     const clc_intrinsics k = {20.0, 21.0, 11.0, 5.0};
     const clc_image_desc cdesc = {CLC_PIXEL_RGB8, W, H, 0};
     for (size_t s = 0; s < 3; ++s)

@@ -347,9 +347,23 @@ static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const clo
     return st;
 }
 
-/* The context's one-pass state, at least `words` words and zero, retained for the caller: grown
- * by replacement (enqueued kernels keep the old one alive) and made with zeros copied in, so
- * that it is zero whichever queue runs first; each launch leaves it zero again. */
+/* A one-pass state of `words` words, made with zeros copied in, so that it is zero whichever
+ * queue runs first (each launch leaves it zero again); NULL with *err on failure. */
+static cl_mem zeroed_state(clc_context *ctx, size_t words, cl_int *err)
+{
+    cl_uint *zeros = calloc(words, sizeof *zeros);
+    if (!zeros) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              words * sizeof *zeros, zeros, err);
+    free(zeros);
+    return *err == CL_SUCCESS ? m : NULL;
+}
+
+/* The context's one-pass state, at least `words` words, retained for the caller: grown by
+ * replacement (enqueued kernels keep the old one alive). */
 static clc_status onepass_sync(clc_context *ctx, size_t words, cl_mem *out)
 {
     cl_int err = CL_SUCCESS;
@@ -357,14 +371,7 @@ static clc_status onepass_sync(clc_context *ctx, size_t words, cl_mem *out)
     if (ctx->cloud_sync_words < words) {
         size_t want = ctx->cloud_sync_words ? 2 * ctx->cloud_sync_words : 4096;
         want = want < words ? words : want;
-        cl_uint *zeros = calloc(want, sizeof *zeros);
-        cl_mem m = NULL;
-        if (!zeros)
-            err = CL_OUT_OF_HOST_MEMORY;
-        else
-            m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                               want * sizeof *zeros, zeros, &err);
-        free(zeros);
+        cl_mem m = zeroed_state(ctx, want, &err);
         if (err == CL_SUCCESS) {
             clc__release_mem(&ctx->cloud_sync);
             ctx->cloud_sync = m;
@@ -597,11 +604,8 @@ static clc_status tune_setup(clc_context *ctx, void **arg)
         t->points = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, 12 * W * H, NULL, &err);
     if (st == CLC_SUCCESS && err == CL_SUCCESS)
         t->count = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
-    if (st == CLC_SUCCESS && err == CL_SUCCESS) { /* zero, as the one pass needs (and leaves) */
-        memset(depth, 0, 4 * (MAX_TILES + 2));
-        t->sync = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                 4 * (MAX_TILES + 2), depth, &err);
-    }
+    if (st == CLC_SUCCESS && err == CL_SUCCESS) /* one frame: at most MAX_TILES tiles */
+        t->sync = zeroed_state(ctx, 2 + MAX_TILES, &err);
     free(depth);
     if (st != CLC_SUCCESS || err != CL_SUCCESS) {
         tune_teardown(t);
