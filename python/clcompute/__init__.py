@@ -9,7 +9,9 @@ vendor, CPUs through PoCL).
 
 Arrays that are C-contiguous with the right dtype (image rows may also be a row slice of a larger
 array: their stride becomes the pitch) are passed to the library without a copy; any other array
-is copied once (`copies()` counts those copies). Calls release the GIL while the device works.
+is copied once (`copies()` counts those copies). Tensors of other libraries (PyTorch, CuPy, JAX)
+in host memory are read in place through DLPack; tensors in GPU memory are refused. Calls
+release the GIL while the device works.
 Every function runs on a default context (made on first use from CLCOMPUTE_DEVICE, else the
 library's rule: the largest GPU, else the CPU); `Context(device)` chooses one, with the same
 methods. Errors from the library raise `clcompute.Error` with the library's message (build logs
@@ -105,11 +107,14 @@ def _rows_packed(arr):
 
 def _as_input(a, image=False):
     """a as an array the library reads in place: a itself when its layout allows (C-contiguous
-    native-order values, or for images rows of packed pixels at any stride), else one copy."""
+    native-order values, or for images rows of packed pixels at any stride), else one copy. A
+    DLPack tensor is first viewed as an array (host memory only)."""
     global _copies
     if isinstance(a, np.ma.MaskedArray):
         raise TypeError("masked arrays are not supported (their mask would be ignored): pass "
                         "a.compressed() or a.filled(value)")
+    if not isinstance(a, np.ndarray) and hasattr(type(a), "__dlpack__"):
+        a = _from_dlpack(a)
     if not isinstance(a, np.ndarray):
         with _copies_lock:
             _copies += 1
@@ -119,6 +124,28 @@ def _as_input(a, image=False):
     with _copies_lock:
         _copies += 1
     return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+
+
+# DLPack device types whose memory the CPU reads (kDLCPU, kDLCUDAHost, kDLCUDAManaged,
+# kDLROCMHost) and names for the others a user is likely to hold.
+_DLPACK_HOST = (1, 3, 13, 11)
+_DLPACK_DEVICES = {2: "CUDA", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 9: "VPI", 10: "ROCm",
+                   12: "ExtDev", 14: "oneAPI", 15: "WebGPU", 16: "Hexagon"}
+
+
+def _from_dlpack(a):
+    """A tensor of another library (PyTorch, CuPy, JAX, TensorFlow) through DLPack: a numpy view
+    of its host memory, no copy; device memory is refused with what to do instead."""
+    try:
+        kind = int(a.__dlpack_device__()[0])
+    except Exception:  # a producer without the device query: let numpy judge the capsule
+        kind = 1
+    if kind not in _DLPACK_HOST:
+        where = _DLPACK_DEVICES.get(kind, f"DLPack device type {kind}")
+        raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in {where} device memory; "
+                        "clcompute takes host memory: move it first (torch: t.cpu(), CuPy: "
+                        "cupy.asnumpy(a), JAX: np.asarray(x))")
+    return np.from_dlpack(a)
 
 
 def _output(out, shape, dtype, name="out"):

@@ -92,6 +92,41 @@ def test_the_library_sees_the_callers_memory():
     assert "overlap" in str(e.value) and e.value.status_name == "CLC_ERROR_INVALID_ARGUMENT"
 
 
+class Tensor:
+    """Another library's tensor as clcompute meets it: only DLPack's two methods (numpy's own
+    exporter underneath, so the memory is the array's), on the device type given."""
+
+    def __init__(self, array, device_type=1):
+        self.array, self.device_type = array, device_type
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (self.device_type, 0)
+
+
+def test_dlpack_tensors_in_host_memory_are_read_in_place():
+    img = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    before = clcompute.copies()
+    np.testing.assert_array_equal(clcompute.gray(Tensor(img)), opencv_gray(img, "rgb"))
+    a = rng.standard_normal(1000).astype(np.float32)
+    assert clcompute.argmax(Tensor(a)) == a.argmax()
+    assert clcompute.copies() == before
+    # The median sees the tensor's own memory: the overlap with `out` is caught.
+    d = rng.integers(0, 1000, (40, 40), dtype=np.uint16)
+    with pytest.raises(clcompute.Error, match="overlap"):
+        clcompute.median(Tensor(d), 3, out=d)
+    # Pinned (CUDA host) memory is host memory too.
+    np.testing.assert_array_equal(clcompute.median(Tensor(d, 3), 3), numpy_median(d, 3))
+
+
+def test_dlpack_tensors_in_device_memory_are_refused_with_what_to_do():
+    for kind, name in ((2, "CUDA"), (10, "ROCm"), (4, "OpenCL"), (99, "device type 99")):
+        with pytest.raises(TypeError, match=f"{name}.*host memory.*cpu()"):
+            clcompute.sum(Tensor(np.zeros(4, np.float32), kind))
+
+
 def test_out_is_written_in_place():
     img = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
     out = np.zeros((20, 30), np.uint8)
