@@ -34,15 +34,20 @@ def median_ms(fn, repeats=args.repeats, clock=time.perf_counter):
     return sorted(times)[len(times) // 2] * 1e3
 
 
-def peer(name):
+def peer(name, *parts):
+    """The module, or None with a note when it (or one of the submodules the comparison needs,
+    such as pyopencl.reduction, which wants Mako) cannot be imported."""
     try:
-        return __import__(name)
+        module = __import__(name)
+        for part in parts:
+            __import__(f"{name}.{part}")
+        return module
     except ImportError as e:
-        print(f"({name} not installed: {e})")
+        print(f"({name} left out: {e})")
         return None
 
 
-cv2, o3d, cl = peer("cv2"), peer("open3d"), peer("pyopencl")
+cv2, o3d, cl = peer("cv2"), peer("open3d"), peer("pyopencl", "array", "reduction")
 
 # The C call's own cost, measured before this process opens a device: on the H200 host a child
 # of a process that has opened the NVIDIA GPU does not see it. Five runs, the best kept.
@@ -123,6 +128,30 @@ x = (rng.random(64 << 20, dtype=np.float32) - np.float32(0.5))
 for op in ("sum", "argmax"):
     ours = median_ms(lambda: getattr(clcompute, op)(x))
     row(op, "64Mi f32", ours, "numpy", median_ms(lambda: getattr(x, op)()))
+
+
+def split_sum(a, parts):
+    """numpy's sum of `parts` slices on as many threads (numpy releases the GIL while it sums):
+    what the machine's memory gives that many cores, the bound for a CPU device."""
+    out = [None] * parts
+    step = -(-a.size // parts)
+
+    def work(i):
+        out[i] = a[i * step:(i + 1) * step].sum()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(parts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+cores = clcompute.default_context().device()["compute_units"]
+if clcompute.default_context().device()["type"].lower() == "cpu" and cores > 1:
+    row("sum", "64Mi f32", median_ms(lambda: clcompute.sum(x)),
+        f"numpy on {cores} threads (a slice each: the memory bound)",
+        median_ms(lambda: split_sum(x, cores)))
 if cl:
     import pyopencl.array as cla
     import pyopencl.reduction as clr
