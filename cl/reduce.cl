@@ -251,7 +251,7 @@ inline acc_t fold_chunk(const __global S *restrict x, ulong begin, ulong end)
 #if OP == SUM && KIND <= 2
         /* Four sets of 16 lanes (lane k of set u takes elements begin + 16 * u + k, then every
          * 64th): a Kahan step is five dependent operations, so one set leaves the core waiting on
-         * latency (27 GB/s on two cores whose loads reach 43); four keep it on the loads. */
+         * latency (27 GB/s on two cores that read 30-43); four keep it on the loads. */
         TV s[4], c[4];
         for (int u = 0; u < 4; ++u)
             s[u] = (TV)(-0.0), c[u] = (TV)(0.0);
