@@ -373,10 +373,10 @@ inline acc_t fold_strided(const __global S *restrict x, ulong n, ulong first, ul
         hi += HIGHW(v) - CAT(as_, UW)(lo < u_);                                                    \
     } while (0)
 #elif OP == SUM && VW == 16 && KIND == 4
-        /* Unsigned bytes (and bools): each 32-bit word of a load splits into two 16-bit pair sums (SWAR), flushed to
-         * 64 bits every 32 steps, before a 16-bit counter could overflow (32 * 2 * 255) and
-         * often enough that the tests reach it. Widening every byte to 64 bits made this loop
-         * compute-bound on the H200 (38% of its bandwidth). */
+        /* Unsigned bytes (and bools): each 32-bit word of a load splits into two 16-bit pair sums
+         * (SWAR), flushed to 64 bits every 32 steps, before a 16-bit counter could overflow
+         * (32 * 2 * 255) and often enough that the tests reach it. Widening every byte to 64
+         * bits made this loop compute-bound on the H200 (38% of its bandwidth). */
         ulong4 s = (ulong4)(0);
         uint4 t = (uint4)(0);
         uint pending = 0;
