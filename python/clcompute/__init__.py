@@ -145,7 +145,12 @@ def _from_dlpack(a):
         raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in {where} device memory; "
                         "clcompute takes host memory: move it first (torch: t.cpu(), CuPy: "
                         "cupy.asnumpy(a), JAX: np.asarray(x))")
-    return np.from_dlpack(a)
+    try:
+        return np.from_dlpack(a)
+    except (RuntimeError, BufferError, TypeError, ValueError) as e:  # numpy's, or the producer's
+        raise TypeError(f"{type(a).__module__}.{type(a).__name__} cannot be read through DLPack "
+                        f"({e}); clcompute takes bool, int8..int64, uint8..uint64 and float16, "
+                        "float32, float64 (bfloat16 and complex: convert first)") from e
 
 
 def _output(out, shape, dtype, name="out"):

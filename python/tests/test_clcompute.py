@@ -125,6 +125,14 @@ def test_dlpack_tensors_in_device_memory_are_refused_with_what_to_do():
     for kind, name in ((2, "CUDA"), (10, "ROCm"), (4, "OpenCL"), (99, "device type 99")):
         with pytest.raises(TypeError, match=f"{name}.*host memory.*cpu()"):
             clcompute.sum(Tensor(np.zeros(4, np.float32), kind))
+    # A tensor its producer cannot export, or numpy cannot take (bfloat16): the reason, and
+    # what is taken.
+    class Broken(Tensor):
+        def __dlpack__(self, **kwargs):
+            raise BufferError("the producer cannot export this tensor")
+
+    with pytest.raises(TypeError, match="cannot be read through DLPack.*cannot export.*float32"):
+        clcompute.sum(Broken(np.zeros(4, np.float32)))
 
 
 def test_out_is_written_in_place():
