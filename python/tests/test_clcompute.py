@@ -135,6 +135,18 @@ def test_dlpack_tensors_in_device_memory_are_refused_with_what_to_do():
         clcompute.sum(Broken(np.zeros(4, np.float32)))
 
 
+def test_jax_arrays_when_installed():
+    jnp = pytest.importorskip("jax.numpy")
+    img = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    a = rng.standard_normal(5000).astype(np.float32)
+    before = clcompute.copies()
+    np.testing.assert_array_equal(clcompute.gray(jnp.asarray(img)), opencv_gray(img, "rgb"))
+    assert clcompute.argmax(jnp.asarray(a)) == a.argmax()
+    assert clcompute.copies() == before
+    with pytest.raises(TypeError, match="DLPack"):
+        clcompute.sum(jnp.ones(4, jnp.bfloat16))
+
+
 def test_out_is_written_in_place():
     img = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
     out = np.zeros((20, 30), np.uint8)
