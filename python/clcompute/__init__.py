@@ -48,6 +48,8 @@ _DTYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32):
            np.dtype(np.uint64): 7, np.dtype(np.int16): 8, np.dtype(np.uint16): 9,
            np.dtype(np.int8): 10, np.dtype(np.float16): 11, np.dtype(np.bool_): 12}
 
+_TAKEN = "bool, int8..int64, uint8..uint64, float16, float32 and float64"
+
 _copies = 0
 _copies_lock = threading.Lock()
 
@@ -81,9 +83,34 @@ def _whole(name, value, lo, hi):
     return v
 
 
+def _real(name, value):
+    """value as a float: TypeError naming the parameter for anything that is not a real number
+    (a string such as "1" is not taken)."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real number, not {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, not {value!r}") from None
+
+
+def _flag(name, value):
+    """value as a bool: True, False, numpy's bools, 0 or 1; TypeError for anything else (the
+    string "no" is not taken as True)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and
+                                               value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {value!r}")
+
+
+def _camera(fx, fy, cx, cy):
+    """The intrinsics as floats, each checked by name."""
+    return tuple(_real(n, v) for n, v in (("fx", fx), ("fy", fy), ("cx", cx), ("cy", cy)))
+
+
 def _positive(name, value, infinite=False):
     """value as a float > 0, finite unless `infinite` allows +inf; else ValueError."""
-    v = float(value)
+    v = _real(name, value)
     if not (v > 0 and (math.isfinite(v) or (infinite and v == math.inf))):
         raise ValueError(f"{name} must be a positive{'' if infinite else ' finite'} number, "
                          f"not {value!r}")
@@ -116,9 +143,17 @@ def _as_input(a, image=False):
     if not isinstance(a, np.ndarray) and hasattr(type(a), "__dlpack__"):
         a = _from_dlpack(a)
     if not isinstance(a, np.ndarray):
+        if type(a).__module__.split(".")[0] == "pyopencl":  # numpy would read it item by item
+            raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in OpenCL device memory; "
+                            "clcompute takes host memory: a.get() (or use the C API's _enqueue "
+                            "forms on its buffer)")
         with _copies_lock:
             _copies += 1
-        return np.ascontiguousarray(a)  # a list or a buffer: made into an array once
+        arr = np.ascontiguousarray(a)  # a list or a buffer: made into an array once
+        if arr.dtype == object:
+            raise TypeError(f"{type(a).__module__}.{type(a).__name__} is not an array of numbers "
+                            "(numpy made an array of Python objects of it)")
+        return arr
     if a.dtype.isnative and (a.flags.c_contiguous or (image and _rows_packed(a))):
         return a
     with _copies_lock:
@@ -148,18 +183,28 @@ def _from_dlpack(a):
     try:
         return np.from_dlpack(a)
     except (RuntimeError, BufferError, TypeError, ValueError) as e:  # numpy's, or the producer's
-        raise TypeError(f"{type(a).__module__}.{type(a).__name__} cannot be read through DLPack "
-                        f"({e}); clcompute takes bool, int8..int64, uint8..uint64 and float16, "
-                        "float32, float64 (bfloat16 and complex: convert first)") from e
+        what = f"{type(a).__module__}.{type(a).__name__}"
+        dtype = getattr(a, "dtype", None)
+        if "dtype" in str(e).lower():
+            raise TypeError(f"{what} of dtype {dtype} cannot be read through DLPack ({e}); "
+                            f"clcompute takes {_TAKEN} (bfloat16: convert first)") from e
+        raise TypeError(f"{what} cannot be read through DLPack: {e}") from e
 
 
 def _output(out, shape, dtype, name="out"):
-    """A new array, or the caller's `out` after checking it fits."""
+    """A new array, or the caller's `out` after checking it fits: TypeError for anything but a
+    numpy array, ValueError for the wrong shape, dtype (native byte order) or a read-only one."""
     if out is None:
         return np.empty(shape, dtype)
-    if not isinstance(out, np.ndarray) or out.shape != tuple(shape) or out.dtype != dtype:
-        raise ValueError(f"{name} must be a numpy array of shape {tuple(shape)} and dtype "
-                         f"{np.dtype(dtype).name}")
+    want = f"a numpy array of shape {tuple(shape)} and dtype {np.dtype(dtype).name}"
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{name} must be {want}, not {type(out).__module__}.{type(out).__name__}")
+    if out.shape != tuple(shape) or out.dtype != dtype:
+        order = "" if out.dtype.isnative else ", non-native byte order"
+        raise ValueError(f"{name} must be {want} in native byte order, not {out.shape} "
+                         f"{out.dtype.name}{order}")
+    if not out.flags.writeable:
+        raise ValueError(f"{name} is read-only")
     return out
 
 
@@ -199,7 +244,7 @@ class Context(_clcompute.Context):
             raise ValueError(f"img must be (H, W) uint8, uint16 or float32, not {src.shape} "
                              f"{src.dtype}")
         _not_empty("img", src)
-        k = _whole("ksize", ksize, 3, 5)
+        k = _whole("ksize", ksize, -2**63, 2**63 - 1)
         if k not in (3, 5):
             raise ValueError(f"ksize must be 3 or 5, not {k}")
         result = _output(out, src.shape, src.dtype)
@@ -224,8 +269,9 @@ class Context(_clcompute.Context):
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         colors = np.empty((gh * gw, 3), np.uint8) if col is not None else None
-        n = self._depth_to_points(src, _PIXEL[fmt], col, (fx, fy, cx, cy), scale, trunc, s,
-                                  bool(organized), points, colors)
+        organized = _flag("organized", organized)
+        n = self._depth_to_points(src, _PIXEL[fmt], col, _camera(fx, fy, cx, cy), scale, trunc, s,
+                                  organized, points, colors)
         if organized:
             points = points.reshape(gh, gw, 3)
             colors = colors.reshape(gh, gw, 3) if colors is not None else None
@@ -237,7 +283,7 @@ class Context(_clcompute.Context):
     def _reduction(self, op, a):
         arr = _as_input(a)
         if arr.dtype not in _DTYPES:
-            raise TypeError(f"{op} of {arr.dtype} is not supported (numeric dtypes but complex)")
+            raise TypeError(f"{op} of {arr.dtype} is not supported: clcompute takes {_TAKEN}")
         flat = arr.reshape(-1)
         if flat.size == 0:
             return _empty_reduction(op, arr.dtype)
@@ -427,14 +473,14 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     """depth_to_points() of every depth image of a list (no colour), on every device of
     `devices` at once. Returns the point arrays in order."""
     items, grids = [], []
+    camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
     for depth in depths:
         src, fmt, scale, trunc, s = _depth_args("each depth", depth, depth_scale, depth_trunc,
                                                 stride)
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         grids.append((gh, gw, points))
-        items.append((src, _PIXEL[fmt], (fx, fy, cx, cy), scale, trunc, s, bool(organized),
-                      points))
+        items.append((src, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
     counts = _batch(devices)._depth_to_points_many(items)
     return [p.reshape(gh, gw, 3) if organized else p[:n]
             for (gh, gw, p), n in zip(grids, counts)]

@@ -131,8 +131,31 @@ def test_dlpack_tensors_in_device_memory_are_refused_with_what_to_do():
         def __dlpack__(self, **kwargs):
             raise BufferError("the producer cannot export this tensor")
 
-    with pytest.raises(TypeError, match="cannot be read through DLPack.*cannot export.*float32"):
+    with pytest.raises(TypeError, match="cannot be read through DLPack: the producer cannot"):
         clcompute.sum(Broken(np.zeros(4, np.float32)))
+
+    class Bfloat16(Tensor):
+        dtype = "bfloat16"
+
+        def __dlpack__(self, **kwargs):
+            raise BufferError("Unsupported dtype in DLTensor.")
+
+    with pytest.raises(TypeError, match="dtype bfloat16 cannot be read.*takes bool.*float64"):
+        clcompute.sum(Bfloat16(np.zeros(4, np.float32)))
+
+
+def test_other_device_arrays_and_objects_are_refused_at_once():
+    """A pyopencl array has no DLPack and no buffer: numpy would read it one element at a time
+    from the device (seconds for an image) and make objects of it."""
+    class Array:
+        def __len__(self):
+            raise AssertionError("read item by item")
+
+    Array.__module__ = "pyopencl.array"
+    with pytest.raises(TypeError, match="OpenCL device memory.*get()"):
+        clcompute.sum(Array())
+    with pytest.raises(TypeError, match="not an array of numbers"):
+        clcompute.sum([object(), object()])
 
 
 def test_jax_arrays_when_installed():
@@ -154,6 +177,31 @@ def test_out_is_written_in_place():
     np.testing.assert_array_equal(out, opencv_gray(img, "rgba"))
     with pytest.raises(ValueError):
         clcompute.gray(img, order="rgba", out=np.zeros((20, 31), np.uint8))
+
+
+def test_out_and_numbers_are_checked_with_their_names():
+    d = rng.integers(0, 1000, (20, 30), dtype=np.uint16)
+    with pytest.raises(TypeError, match="out must be a numpy array"):
+        clcompute.median(d, 3, out=[0] * 600)
+    with pytest.raises(ValueError, match="native byte order, not .*non-native"):
+        clcompute.median(d, 3, out=np.zeros((20, 30), ">u2"))
+    frozen = np.zeros((20, 30), np.uint16)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="out is read-only"):
+        clcompute.median(d, 3, out=frozen)
+    for k in (4, 7, 1):
+        with pytest.raises(ValueError, match="ksize must be 3 or 5"):
+            clcompute.median(d, k)
+    with pytest.raises(TypeError, match="fx must be a real number"):
+        clcompute.depth_to_points(d, "525", 525, 15, 10)
+    with pytest.raises(TypeError, match="depth_scale must be a real number"):
+        clcompute.depth_to_points(d, 525, 525, 15, 10, depth_scale="x")
+    with pytest.raises(TypeError, match="organized must be True or False"):
+        clcompute.depth_to_points(d, 525, 525, 15, 10, organized="no")
+    with pytest.raises(TypeError, match="organized must be True or False"):
+        clcompute.depth_to_points_many([d], 525, 525, 15, 10, organized="yes")
+    grid = clcompute.depth_to_points(d, np.float32(525), 525, 15, 10, organized=np.True_)
+    assert grid.shape == (20, 30, 3)
 
 
 def test_gray_refuses_what_it_cannot_convert():
