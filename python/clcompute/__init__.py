@@ -35,7 +35,7 @@ from ._clcompute import Error
 
 __all__ = ["Context", "Error", "devices", "gray", "median", "depth_to_points", "sum", "min", "max",
            "mean", "argmin", "argmax", "gray_many", "depth_to_points_many", "default_context",
-           "copies"]
+           "copies", "empty_pinned"]
 __version__ = _clcompute.library_version
 
 # Values of the C enums (include/clcompute/*.h).
@@ -220,6 +220,26 @@ class Context(_clcompute.Context):
         d = self.device()
         return f"clcompute.Context({d['index']!r}: {d['name']}, {d['type']})"
 
+    def empty_pinned(self, shape, dtype=float):
+        """An uninitialised numpy array in pinned host memory of this context's device
+        (cupyx.empty_pinned's counterpart): page-locked memory a discrete GPU reads and writes
+        by DMA at the bus's full speed, where an ordinary array crosses through a staging copy.
+        Pass it (or any view of it) to this context's calls. The memory is freed when the last
+        array using it goes; it is a scarce resource, so allocate buffers to reuse. On CPUs it
+        is ordinary memory to the library."""
+        dt = np.dtype(dtype)
+        if dt.hasobject:
+            raise TypeError(f"pinned memory holds numbers, not {dt}")
+        dims = (shape,) if not np.iterable(shape) else tuple(shape)
+        dims = tuple(_whole("each dimension of shape", d, 0, 2**62) for d in dims)
+        count = math.prod(dims)
+        if count == 0:
+            return np.empty(dims, dt)
+        if count > (2**63 - 1) // dt.itemsize:
+            raise ValueError(f"shape {dims} of {dt} is too large")
+        memory = self._host_alloc(count * dt.itemsize)
+        return np.frombuffer(memory, dt, count).reshape(dims)
+
     def gray(self, img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
         """cv2.cvtColor(img, cv2.COLOR_<ORDER>2GRAY), bit for bit: img is (H, W, 3) or (H, W, 4)
         uint8 in `order` (rgb, bgr, rgba, bgra); weights bt601 (OpenCV's) or bt709. dtype uint8,
@@ -402,6 +422,10 @@ def gray(img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
     return default_context().gray(img, order, weights, dtype, out)
 
 
+def empty_pinned(shape, dtype=float):
+    return default_context().empty_pinned(shape, dtype)
+
+
 def median(img, ksize=5, out=None):
     return default_context().median(img, ksize, out)
 
@@ -436,7 +460,7 @@ def argmax(a):
     return default_context().argmax(a)
 
 
-for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean", "argmin",
+for _name in ("empty_pinned", "gray", "median", "depth_to_points", "sum", "min", "max", "mean", "argmin",
               "argmax"):
     globals()[_name].__doc__ = inspect.cleandoc(getattr(Context, _name).__doc__) + (
         "\n\nOn the default context (default_context()).")

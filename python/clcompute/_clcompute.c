@@ -467,6 +467,82 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
                          (unsigned long long)r.index);
 }
 
+/* ---- pinned host memory (clc_host_alloc) ---------------------------------------------------- */
+
+/* Memory from clc_host_alloc on a Context's first lane, exported as a writable buffer (numpy
+ * views it). It keeps the Context alive, since the memory is freed with it; the other lanes of
+ * the Context, and batches, see ordinary host memory in it (they stage it). */
+typedef struct {
+    PyObject_HEAD PyObject *owner;
+    void *ptr;
+    Py_ssize_t bytes;
+} HostMemory;
+
+static PyObject *host_memory_type;
+
+static int host_memory_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    const HostMemory *h = (const HostMemory *)self;
+    return PyBuffer_FillInfo(view, self, h->ptr, h->bytes, 0, flags);
+}
+
+static void host_memory_dealloc(PyObject *self)
+{
+    HostMemory *h = (HostMemory *)self;
+    if (h->ptr) {
+        clc_context *ctx = ((Handle *)h->owner)->handle;
+        PyThreadState *ts = PyEval_SaveThread(); /* the free waits for the queue */
+        clc_host_free(ctx, h->ptr);              /* cannot fail: the pointer is the context's */
+        PyEval_RestoreThread(ts);
+    }
+    Py_XDECREF(h->owner);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+static PyType_Slot host_memory_slots[] = {
+    {Py_tp_doc, "Pinned host memory of a Context (clc_host_alloc), as a buffer."},
+    {Py_bf_getbuffer, host_memory_getbuffer},
+    {Py_tp_dealloc, host_memory_dealloc},
+    {0, NULL}};
+
+static PyType_Spec host_memory_spec = {"clcompute._clcompute.HostMemory", sizeof(HostMemory), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                       host_memory_slots};
+
+/* _host_alloc(bytes) -> HostMemory of that many bytes (bytes > 0). */
+static PyObject *context_host_alloc(PyObject *self, PyObject *args)
+{
+    clc_context *ctx = context_of(self);
+    Py_ssize_t bytes = 0;
+    if (!ctx || !PyArg_ParseTuple(args, "n", &bytes))
+        return NULL;
+    if (bytes <= 0) {
+        PyErr_SetString(PyExc_ValueError, "pinned memory of 0 bytes or fewer");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)host_memory_type;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    HostMemory *h = (HostMemory *)alloc(type, 0);
+    if (!h)
+        return NULL;
+    void *ptr = NULL;
+    PyThreadState *ts = PyEval_SaveThread(); /* mapping a large buffer takes a while */
+    const clc_status st = clc_host_alloc(ctx, (size_t)bytes, &ptr);
+    PyEval_RestoreThread(ts);
+    if (st != CLC_SUCCESS) {
+        Py_DECREF(h); /* ptr NULL: nothing to free */
+        return raise_status(st);
+    }
+    Py_INCREF(self);
+    h->owner = self;
+    h->ptr = ptr;
+    h->bytes = bytes;
+    return (PyObject *)h;
+}
+
 static PyMethodDef context_methods[] = {
     {"device", context_device, METH_NOARGS, "The device: a dict as devices() gives."},
     {"reason", context_reason, METH_NOARGS, "Why this device was chosen."},
@@ -475,6 +551,7 @@ static PyMethodDef context_methods[] = {
     {"_median", context_median, METH_VARARGS, NULL},
     {"_depth_to_points", context_cloud, METH_VARARGS, NULL},
     {"_reduce", context_reduce, METH_VARARGS, NULL},
+    {"_host_alloc", context_host_alloc, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot context_slots[] = {
@@ -736,13 +813,15 @@ static int module_exec(PyObject *m)
 {
     PyObject *context = PyType_FromSpec(&context_spec);
     PyObject *batch = context ? PyType_FromSpec(&batch_spec) : NULL;
+    host_memory_type = batch ? PyType_FromSpec(&host_memory_spec) : NULL;
     error_type =
-        batch ? PyErr_NewExceptionWithDoc(
-                    "clcompute.Error",
-                    "A failure reported by libclcompute: str(e) is the library's message (build "
-                    "logs included), e.status and e.status_name its status.",
-                    PyExc_RuntimeError, NULL)
-              : NULL;
+        host_memory_type
+            ? PyErr_NewExceptionWithDoc(
+                  "clcompute.Error",
+                  "A failure reported by libclcompute: str(e) is the library's message (build "
+                  "logs included), e.status and e.status_name its status.",
+                  PyExc_RuntimeError, NULL)
+            : NULL;
     if (!error_type || PyModule_AddObjectRef(m, "Context", context) != 0 ||
         PyModule_AddObjectRef(m, "Batch", batch) != 0 ||
         PyModule_AddObjectRef(m, "Error", error_type) != 0 ||

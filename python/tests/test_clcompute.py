@@ -170,6 +170,35 @@ def test_jax_arrays_when_installed():
         clcompute.sum(jnp.ones(4, jnp.bfloat16))
 
 
+def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
+    ctx = clcompute.Context()
+    held = sys.getrefcount(ctx)
+    img = ctx.empty_pinned((30, 40, 3), np.uint8)
+    assert img.flags.writeable and img.shape == (30, 40, 3) and img.dtype == np.uint8
+    img[...] = rng.integers(0, 256, img.shape, dtype=np.uint8)
+    before = clcompute.copies()
+    np.testing.assert_array_equal(ctx.gray(img[5:25]), opencv_gray(img[5:25], "rgb"))
+    assert clcompute.copies() == before
+    d = ctx.empty_pinned((40, 40), np.uint16)
+    d[...] = 7
+    with pytest.raises(clcompute.Error, match="overlap"):  # the library sees this memory
+        ctx.median(d, 3, out=d)
+    assert sys.getrefcount(ctx) == held + 2  # each allocation keeps its context
+    view = img[::2]
+    del img, d
+    assert sys.getrefcount(ctx) == held + 1  # the view still holds its memory
+    del view
+    assert sys.getrefcount(ctx) == held  # freed: the memory went back to the context
+    # The array outlives the Context object it came from.
+    a = clcompute.Context().empty_pinned(1000, np.float32)
+    a[:] = np.arange(1000, dtype=np.float32)
+    assert clcompute.sum(a) == a.sum() and clcompute.empty_pinned((0, 3)).shape == (0, 3)
+    with pytest.raises(ValueError, match="dimension"):
+        clcompute.empty_pinned((4, -1))
+    with pytest.raises(TypeError, match="numbers"):
+        clcompute.empty_pinned(4, object)
+
+
 def test_out_is_written_in_place():
     img = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
     out = np.zeros((20, 30), np.uint8)
