@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """clcompute from Python against the peers on the same arrays, in one run: gray vs
 cv2.cvtColor, depth_to_points vs Open3D's create_from_depth_image (legacy), sum and argmax vs
-numpy and pyopencl, the binding's own cost per call over the C call (clc_bench_percall), and four
-threads sharing one context. Peers that are not installed are left out with a note.
+numpy and pyopencl (gray and sum also from empty_pinned arrays), the binding's own cost per call
+over the C call (clc_bench_percall), and four threads sharing one context. Peers that are not installed are left out with a note.
 
     python_peers.py [--percall BUILD/bench/clc_bench_percall] [--repeats N]
 
@@ -111,6 +111,12 @@ for w, h in [(640, 480), (1920, 1080), (3840, 2160)]:
     ours = median_ms(lambda: clcompute.gray(img, out=out))
     theirs = median_ms(lambda: cv2.cvtColor(img, cv2.COLOR_RGB2GRAY, dst=out)) if cv2 else None
     row("gray", f"{w}x{h}", ours, "cv2.cvtColor", theirs)
+    pinned, pinned_out = clcompute.empty_pinned(img.shape, np.uint8), clcompute.empty_pinned(
+        out.shape, np.uint8)
+    pinned[...] = img
+    row("gray, input and output in empty_pinned memory", f"{w}x{h}",
+        median_ms(lambda: clcompute.gray(pinned, out=pinned_out)), "cv2.cvtColor", theirs)
+    del pinned, pinned_out
 
 depth = rng.integers(300, 5000, (480, 640), dtype=np.uint16)
 depth[rng.random(depth.shape) < 0.15] = 0
@@ -128,6 +134,11 @@ x = (rng.random(64 << 20, dtype=np.float32) - np.float32(0.5))
 for op in ("sum", "argmax"):
     ours = median_ms(lambda: getattr(clcompute, op)(x))
     row(op, "64Mi f32", ours, "numpy", median_ms(lambda: getattr(x, op)()))
+pinned = clcompute.empty_pinned(x.shape, x.dtype)
+pinned[...] = x
+row("sum, the array in empty_pinned memory", "64Mi f32", median_ms(lambda: clcompute.sum(pinned)),
+    "numpy", median_ms(lambda: x.sum()))
+del pinned
 
 
 def split_sum(a, parts):
