@@ -2,7 +2,8 @@
 """clcompute from Python against the peers on the same arrays, in one run: gray vs
 cv2.cvtColor, depth_to_points vs Open3D's create_from_depth_image (legacy), sum and argmax vs
 numpy and pyopencl (gray and sum also from empty_pinned arrays), the binding's own cost per call
-over the C call (clc_bench_percall), and four threads sharing one context. Peers that are not installed are left out with a note.
+over the C call (clc_bench_percall), and four threads sharing one context. Peers that are not
+installed are left out with a note.
 
     python_peers.py [--percall BUILD/bench/clc_bench_percall] [--repeats N]
 
