@@ -312,6 +312,57 @@ static void pinned_memory_serves_every_host_call(void **state)
     clc_context_destroy(ctx); /* gray and data are freed with it (valgrind and ASan check) */
 }
 
+/* clc_context_share: contexts over one OpenCL context and device (a queue per thread) know each
+ * other's pinned memory, whichever allocated it; misuse is refused with nothing changed. */
+static void peers_share_pinned_memory(void **state)
+{
+    (void)state;
+    clc_context *owner = fixture_context(NULL), *a = NULL, *b = NULL, *stranger = NULL;
+    cl_context cl = clc_context_cl_context(owner);
+    cl_device_id dev = clc_context_cl_device(owner);
+    assert_int_equal(clc_context_wrap(cl, dev, NULL, NULL, &a), CLC_SUCCESS);
+    assert_int_equal(clc_context_wrap(cl, dev, NULL, NULL, &b), CLC_SUCCESS);
+    own_objects o = make_own(); /* another OpenCL context */
+    assert_int_equal(clc_context_wrap(o.context, o.device, NULL, NULL, &stranger), CLC_SUCCESS);
+
+    assert_int_equal(clc_context_share(a, a), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_share(NULL, owner), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_share(a, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_share(stranger, owner), CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "different OpenCL contexts"));
+    assert_int_equal(clc_context_share(a, owner), CLC_SUCCESS);
+    assert_int_equal(clc_context_share(a, owner), CLC_ERROR_INVALID_ARGUMENT); /* has a peer */
+    assert_int_equal(clc_context_share(owner, a), CLC_ERROR_INVALID_ARGUMENT); /* a cycle */
+
+    enum { W = 37, H = 21 };
+    unsigned char *rgb = NULL, *gray = NULL, *own = NULL;
+    assert_int_equal(clc_host_alloc(a, W * H * 3, (void **)&rgb), CLC_SUCCESS); /* the peer's */
+    assert_int_equal(clc_host_alloc(owner, W * H, (void **)&gray), CLC_SUCCESS);
+    assert_true(clc__host_pinned(owner, rgb, W * H * 3) && clc__host_pinned(a, gray, W * H));
+    assert_false(clc__host_pinned(b, rgb, W * H * 3) || clc__host_pinned(b, gray, W * H));
+    assert_int_equal(clc_host_alloc(b, 64, (void **)&own), CLC_SUCCESS);
+    assert_int_equal(clc_context_share(b, owner), CLC_ERROR_INVALID_ARGUMENT); /* has memory */
+    assert_non_null(strstr(clc_last_error(), "pinned memory of its own"));
+    assert_int_equal(clc_host_free(b, own), CLC_SUCCESS);
+    assert_int_equal(clc_context_share(b, a), CLC_SUCCESS); /* a peer of a peer: the same group */
+    assert_true(clc__host_pinned(b, rgb, W * H * 3) && clc__host_pinned(b, gray, W * H));
+
+    unsigned char *plain = malloc(W * H * 3), *expect = malloc(W * H);
+    assert_true(plain && expect);
+    for (size_t i = 0; i < W * H * 3; ++i)
+        rgb[i] = plain[i] = (unsigned char)(i * 13 + 5);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    assert_int_equal(clc_gray(b, &src, rgb, &dst, gray, NULL), CLC_SUCCESS);
+    assert_int_equal(clc_gray(owner, &src, plain, &dst, expect, NULL), CLC_SUCCESS);
+    assert_memory_equal(gray, expect, W * H);
+    assert_int_equal(clc_host_free(owner, rgb), CLC_SUCCESS); /* freed through another member */
+    assert_false(clc__host_pinned(a, rgb, W * H * 3));
+    free(plain), free(expect);
+    clc_context_destroy(b), clc_context_destroy(a), clc_context_destroy(stranger);
+    free_own(&o);
+    clc_context_destroy(owner); /* gray is freed with the owner (valgrind and ASan check) */
+}
+
 /* A context that stages every transfer from 64 KiB (CLC_TRANSFERS_STAGED, as batch workers and
  * the Python binding's per-thread lanes are made) gives what a default one gives: gray in and
  * out, a reduction in. On devices that share host memory both work in place. */
@@ -380,6 +431,7 @@ int main(void)
         cmocka_unit_test(wrap_refuses_mismatched_objects),
         cmocka_unit_test(eight_threads_share_one_context),
         cmocka_unit_test(pinned_memory_serves_every_host_call),
+        cmocka_unit_test(peers_share_pinned_memory),
         cmocka_unit_test(staged_transfers_give_the_same_results),
         cmocka_unit_test(copies_over_threads_are_exact),
     };

@@ -193,6 +193,16 @@ CLC_API clc_status clc_context_create(const clc_context_options *options, clc_co
 CLC_API clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
                                     const clc_context_options *options, clc_context **ctx);
 
+/*
+ * Makes ctx a peer of owner, a context on the same OpenCL context and device (for instance
+ * clc_context_wrap of owner's clc_context_cl_context and clc_context_cl_device: a second queue
+ * for another thread): memory from clc_host_alloc on either is then pinned memory to both, and
+ * the kernel variants timed for owner serve both. Call it before ctx is used; owner must outlive
+ * ctx. CLC_ERROR_INVALID_ARGUMENT for ctx == owner, contexts on different OpenCL contexts or
+ * devices, and a ctx that already has pinned memory of its own or a peer.
+ */
+CLC_API clc_status clc_context_share(clc_context *ctx, clc_context *owner);
+
 /* Waits for the queue to finish, then releases everything the context owns. NULL is allowed. */
 CLC_API void clc_context_destroy(clc_context *ctx);
 

@@ -83,7 +83,8 @@ struct clc_context {
     size_t tuned_count, tuned_capacity;
     /* A batch worker: the context of its device's first worker, which times and remembers the
      * variants for all of them, so that the workers starting together do not each time the
-     * kernels while the others load the device (and store whichever finished last). */
+     * kernels while the others load the device (and store whichever finished last); and holds
+     * their pinned memory (pinned.c). clc_context_share sets it too. */
     struct clc_context *tune_peer;
 
     /* The dense cloud's one-pass state (tickets and tile states, zero between launches; see

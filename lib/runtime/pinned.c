@@ -8,8 +8,9 @@
  * itself is never given to a kernel (a mapped buffer may not be), and the host-pointer calls
  * recognise the pointer and transfer to and from it without staging. On devices that share host
  * memory the same pointer is used in place, as any other host memory is. The registry belongs
- * to the device's first batch worker when there is one (ctx->tune_peer), so that every worker of
- * a device recognises what any of them allocated. */
+ * to the end of the ctx->tune_peer chain: the device's first batch worker for the others, the
+ * owner for contexts made peers by clc_context_share; so every context of such a group
+ * recognises what any of them allocated. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,7 +25,32 @@ struct clc_pinned {
 
 static clc_context *registry(clc_context *ctx)
 {
-    return ctx->tune_peer ? ctx->tune_peer : ctx;
+    while (ctx->tune_peer)
+        ctx = ctx->tune_peer;
+    return ctx;
+}
+
+clc_status clc_context_share(clc_context *ctx, clc_context *owner)
+{
+    if (!ctx || !owner || ctx == owner)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_share: two different contexts are required");
+    if (ctx->context != owner->context || ctx->device != owner->device)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_share: the contexts are on different OpenCL contexts or "
+                         "devices (wrap the owner's clc_context_cl_context and "
+                         "clc_context_cl_device)");
+    if (registry(owner) == ctx)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_share: owner is already a peer of ctx");
+    clc_mutex_lock(&ctx->pinned_lock);
+    const int has_memory = ctx->pinned != NULL;
+    clc_mutex_unlock(&ctx->pinned_lock);
+    if (has_memory || ctx->tune_peer)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_context_share: ctx already has %s",
+                         has_memory ? "pinned memory of its own" : "a peer");
+    ctx->tune_peer = owner;
+    return CLC_SUCCESS;
 }
 
 clc_status clc_host_alloc(clc_context *ctx, size_t bytes, void **ptr)

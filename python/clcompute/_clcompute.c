@@ -263,9 +263,12 @@ static clc_context *lane_acquire(PyObject *self, int *slot)
             clc_context_options options = {0};
             options.transfers = CLC_TRANSFERS_STAGED;
             PyThreadState *ts = PyEval_SaveThread();
-            const clc_status st =
+            clc_status st =
                 clc_context_wrap(clc_context_cl_context(c->lane[0]),
                                  clc_context_cl_device(c->lane[0]), NULL, &options, &made);
+            /* A peer of lane 0: its pinned memory (empty_pinned) and its timed variants. */
+            if (st == CLC_SUCCESS && (st = clc_context_share(made, c->lane[0])) != CLC_SUCCESS)
+                clc_context_destroy(made);
             PyEval_RestoreThread(ts);
             if (st != CLC_SUCCESS) {
                 c->busy &= ~(1u << i);
@@ -470,8 +473,9 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
 /* ---- pinned host memory (clc_host_alloc) ---------------------------------------------------- */
 
 /* Memory from clc_host_alloc on a Context's first lane, exported as a writable buffer (numpy
- * views it). It keeps the Context alive, since the memory is freed with it; the other lanes of
- * the Context, and batches, see ordinary host memory in it (they stage it). */
+ * views it). It keeps the Context alive, since the memory is freed with it. The other lanes are
+ * peers of the first (clc_context_share), so they know it as pinned too; batches do not (they
+ * stage it as ordinary memory). */
 typedef struct {
     PyObject_HEAD PyObject *owner;
     void *ptr;

@@ -416,9 +416,14 @@ def test_reduction_edges_follow_numpy():
         clcompute.sum(np.zeros(3, np.complex64))
 
 
-def test_four_threads_share_one_context():
+@pytest.mark.parametrize("pinned", [False, True])
+def test_four_threads_share_one_context(pinned):
     ctx = clcompute.Context()
     imgs = [rng.integers(0, 256, (240, 320, 3), dtype=np.uint8) for _ in range(4)]
+    if pinned:  # the lanes are peers of the first: its pinned memory is theirs too
+        for i, img in enumerate(imgs):
+            imgs[i] = ctx.empty_pinned(img.shape, np.uint8)
+            imgs[i][...] = img
     results, errors = [None] * 4, []
 
     def work(i):
