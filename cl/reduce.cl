@@ -6,7 +6,9 @@
  * -DLOAD=<0 plain, 1 half (vload_half, core OpenCL: no cl_khr_fp16 needed), 2 bool (a byte,
  * any non-zero value true)>, -DWIDE=<1: 64-bit integer sums kept in 128 bits, so that a mean
  * is exact; the sum itself wraps at 64 bits as numpy's> and -DOP=<1 sum, 2 min, 3 max,
- * 4 argmin, 5 argmax>.
+ * 4 argmin, 5 argmax>, -DITEMS=<1: the CPU shape (work-groups of one, a contiguous chunk
+ * each), 0: the GPU shape (work-groups striding over the array); a build holds only its shape's
+ * code, so a GPU build keeps no registers for the chunk path's 64 lanes>.
  *
  * Stage 1: work-group g of l items reduces its elements into partial[g]; stage 2: one work-group
  * reduces the partials into result. The assignment of elements to items depends only on n and the
@@ -25,6 +27,9 @@
  */
 #if KIND == 2
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifndef ITEMS
+#error "build with -DITEMS=0 or -DITEMS=1"
 #endif
 
 #define SUM 1
@@ -239,10 +244,11 @@ inline acc_t reduce_local(acc_t a, __local acc_t *scratch, uint lid, uint l)
     return scratch[0];
 }
 
-/* x[begin..end) by one item in 16 lanes (lane k takes every 16th element from begin + k), so
- * CPU compilers emit vector code and a float sum has 16 independent Kahan chains instead of one
- * long dependency; the lanes are then combined in lane order and the tail folded in, all in a
- * fixed order. */
+#if ITEMS
+/* x[begin..end) by one item in 16 lanes (lane k takes every 16th element from begin + k; float
+ * sums in four sets of 16, below), so CPU compilers emit vector code and a float sum has 64
+ * independent Kahan chains instead of one long dependency; the lanes are then combined in lane
+ * order and the tail folded in, all in a fixed order. */
 inline acc_t fold_chunk(const __global S *restrict x, ulong begin, ulong end)
 {
     acc_t a = identity();
@@ -334,6 +340,8 @@ inline acc_t fold_chunk(const __global S *restrict x, ulong begin, ulong end)
         a = fold(a, LD(x, i), i);
     return a;
 }
+
+#endif
 
 /* The GPU shape: item `first` of `stride` items folds the VW-element groups ("quads") first,
  * first + stride, ... of x in VW lanes. A load is one aligned 16-byte vector (VW = 16 /
@@ -476,17 +484,17 @@ __kernel void reduce_stage1(const __global S *restrict base, const ulong offset,
     const __global S *restrict x = base + offset;
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     const ulong g = get_group_id(0), groups = get_num_groups(0);
-    acc_t a = identity();
-    if (l == 1) {
-        const ulong chunk = (n + groups - 1) / groups;
-        const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
-        store(partials + 2 * g, fold_chunk(x, begin, end));
-        return;
-    }
-    a = fold_strided(x, n, g * l + lid, groups * l);
+#if ITEMS
+    (void)lid, (void)l, (void)scratch; /* work-groups of one */
+    const ulong chunk = (n + groups - 1) / groups;
+    const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
+    store(partials + 2 * g, fold_chunk(x, begin, end));
+#else
+    acc_t a = fold_strided(x, n, g * l + lid, groups * l);
     a = reduce_local(a, scratch, lid, l);
     if (lid == 0)
         store(partials + 2 * g, a);
+#endif
 }
 
 /* Stage 2, one work-group: the partials of stage 1 into result (two words). */

@@ -197,9 +197,12 @@ CLC_API clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_
  * Makes ctx a peer of owner, a context on the same OpenCL context and device (for instance
  * clc_context_wrap of owner's clc_context_cl_context and clc_context_cl_device: a second queue
  * for another thread): memory from clc_host_alloc on either is then pinned memory to both, and
- * the kernel variants timed for owner serve both. Call it before ctx is used; owner must outlive
- * ctx. CLC_ERROR_INVALID_ARGUMENT for ctx == owner, contexts on different OpenCL contexts or
- * devices, and a ctx that already has pinned memory of its own or a peer.
+ * the kernel variants timed for owner serve both. A group of peers has one root (owner, or the
+ * context owner was made a peer of): it holds the group's pinned memory (allocations and frees
+ * through any member wait for the root's queue) and must be destroyed last. Call it before ctx
+ * is used, and not on a batch's contexts. CLC_ERROR_INVALID_ARGUMENT for ctx == owner, contexts
+ * on different OpenCL contexts or devices, and a ctx that already has pinned memory of its own
+ * or a peer.
  */
 CLC_API clc_status clc_context_share(clc_context *ctx, clc_context *owner);
 

@@ -72,15 +72,16 @@ static clc_status check_args(clc_context *ctx, clc_reduce_op op, clc_dtype type,
 
 /* Build options of the program for a type and operation: MIN is ARGMIN without the index, MEAN
  * a SUM divided on the host, so three programs serve six operations. */
-static void build_options(clc_reduce_op op, clc_dtype type, char *buf, size_t size)
+static void build_options(clc_reduce_op op, clc_dtype type, int items, char *buf, size_t size)
 {
     const dtype_info *d = dtype_of(type);
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
-    snprintf(buf, size, "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu",
+    snprintf(buf, size,
+             "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu -DITEMS=%d",
              d->storage, d->compute, d->kind, d->mask, d->load, d->kind >= 3 && d->size == 8,
-             kernel_op, 16 / d->size);
+             kernel_op, 16 / d->size, items);
 }
 
 /* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
@@ -119,8 +120,23 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (st != CLC_SUCCESS)
         return st;
 
-    char options[128];
-    build_options(op, type, options, sizeof options);
+    /* Shape, fixed per device and size so that results are reproducible: CPU devices take a
+     * few contiguous chunks (work-groups of one, about eight a core, no barriers); GPUs take
+     * up to eight work-groups of 256 a compute unit, striding over the array. The kernel is
+     * built for one shape (-DITEMS): the chunk path's 64 lanes of float sums would otherwise
+     * count in a GPU build's registers, though it never runs there. */
+    size_t local = 1, groups;
+    const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+    /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
+    int items = ctx->info.type == CLC_DEVICE_CPU, force = 0; /* force: 0 items, 1 groups */
+    const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
+    if (forced < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
+    if (forced)
+        items = force == 0;
+
+    char options[160];
+    build_options(op, type, items, options, sizeof options);
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
@@ -130,20 +146,6 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (st != CLC_SUCCESS)
         goto done;
 
-    /* Shape, fixed per device and size so that results are reproducible: CPU devices take a
-     * few contiguous chunks (work-groups of one, about eight a core, no barriers); GPUs take
-     * up to eight work-groups of 256 a compute unit, striding over the array. */
-    size_t local = 1, groups;
-    const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
-    /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
-    int items = ctx->info.type == CLC_DEVICE_CPU, force = 0; /* force: 0 items, 1 groups */
-    const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
-    if (forced < 0) {
-        st = CLC_ERROR_INVALID_ARGUMENT;
-        goto done;
-    }
-    if (forced)
-        items = force == 0;
     if (items) {
         groups = 8 * cus;
     } else {

@@ -40,16 +40,19 @@ clc_status clc_context_share(clc_context *ctx, clc_context *owner)
                          "clc_context_share: the contexts are on different OpenCL contexts or "
                          "devices (wrap the owner's clc_context_cl_context and "
                          "clc_context_cl_device)");
-    if (registry(owner) == ctx)
+    /* The group's root, so that only its lifetime matters, however the peers were joined. */
+    clc_context *root = registry(owner);
+    if (root == ctx)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_share: owner is already a peer of ctx");
-    clc_mutex_lock(&ctx->pinned_lock);
-    const int has_memory = ctx->pinned != NULL;
+    clc_mutex_lock(&ctx->pinned_lock); /* against a clc_host_alloc on ctx meanwhile */
+    const int has_memory = ctx->pinned != NULL, has_peer = ctx->tune_peer != NULL;
+    if (!has_memory && !has_peer)
+        ctx->tune_peer = root;
     clc_mutex_unlock(&ctx->pinned_lock);
-    if (has_memory || ctx->tune_peer)
+    if (has_memory || has_peer)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_context_share: ctx already has %s",
                          has_memory ? "pinned memory of its own" : "a peer");
-    ctx->tune_peer = owner;
     return CLC_SUCCESS;
 }
 

@@ -97,6 +97,8 @@ def _real(name, value):
 def _flag(name, value):
     """value as a bool: True, False, numpy's bools, 0 or 1; TypeError for anything else (the
     string "no" is not taken as True)."""
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and
                                                value in (0, 1)):
         return bool(value)
@@ -147,12 +149,12 @@ def _as_input(a, image=False):
             raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in OpenCL device memory; "
                             "clcompute takes host memory: a.get() (or use the C API's _enqueue "
                             "forms on its buffer)")
-        with _copies_lock:
-            _copies += 1
         arr = np.ascontiguousarray(a)  # a list or a buffer: made into an array once
         if arr.dtype == object:
             raise TypeError(f"{type(a).__module__}.{type(a).__name__} is not an array of numbers "
                             "(numpy made an array of Python objects of it)")
+        with _copies_lock:
+            _copies += 1
         return arr
     if a.dtype.isnative and (a.flags.c_contiguous or (image and _rows_packed(a))):
         return a
@@ -225,11 +227,14 @@ class Context(_clcompute.Context):
         (cupyx.empty_pinned's counterpart): page-locked memory a discrete GPU reads and writes
         by DMA at the bus's full speed, where an ordinary array crosses through a staging copy.
         Pass it (or any view of it) to this context's calls. The memory is freed when the last
-        array using it goes; it is a scarce resource, so allocate buffers to reuse. On CPUs it
-        is ordinary memory to the library."""
+        array using it goes (it may outlive the Context object); it is a scarce resource, so
+        allocate buffers to reuse. On CPUs it is ordinary memory to the library."""
         dt = np.dtype(dtype)
-        if dt.hasobject:
+        if dt.hasobject or dt.itemsize == 0:
             raise TypeError(f"pinned memory holds numbers, not {dt}")
+        if not dt.isnative:  # the calls would copy it to native order every time
+            raise TypeError(f"pinned memory in native byte order, not {dt} (use "
+                            f"{dt.newbyteorder('=').str!r})")
         dims = (shape,) if not np.iterable(shape) else tuple(shape)
         dims = tuple(_whole("each dimension of shape", d, 0, 2**62) for d in dims)
         count = math.prod(dims)

@@ -212,17 +212,48 @@ static clc_status make_context(const char *device, void **out)
  * 1080p images to gray made 0.66x the frames of one. The GIL is the lock of the lane table. */
 enum { MAX_LANES = 8 };
 
+/* Lane 0, counted: the Context holds one reference and each pinned allocation (HostMemory) one,
+ * since its memory lives as long as lane 0 does. Counting lane 0 rather than the Python object
+ * keeps pinned arrays stored on their own Context (ctx.frame = ctx.empty_pinned(...)) out of a
+ * reference cycle that neither numpy arrays nor HostMemory would let the collector see. The GIL
+ * guards refs. */
+typedef struct {
+    clc_context *ctx;
+    Py_ssize_t refs;
+} first_lane;
+
+static void first_lane_release(first_lane *f)
+{
+    if (--f->refs > 0)
+        return;
+    PyThreadState *ts = PyEval_SaveThread(); /* destroying waits for the queue */
+    clc_context_destroy(f->ctx);
+    PyEval_RestoreThread(ts);
+    PyMem_Free(f);
+}
+
 typedef struct {
     Handle base;
     clc_context *lane[MAX_LANES]; /* lane[0] is base.handle, once __init__ ran */
     unsigned busy;                /* bit i: lane i is in a call */
+    first_lane *first;            /* lane 0's count, made by __init__ */
 } ContextObject;
 
 static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    if (handle_init(self, args, kwargs, "device", NULL, make_context) != 0)
+    ContextObject *c = (ContextObject *)self;
+    first_lane *first = PyMem_Malloc(sizeof *first);
+    if (!first) {
+        PyErr_NoMemory();
         return -1;
-    ((ContextObject *)self)->lane[0] = ((Handle *)self)->handle;
+    }
+    if (handle_init(self, args, kwargs, "device", NULL, make_context) != 0) {
+        PyMem_Free(first);
+        return -1;
+    }
+    first->ctx = c->lane[0] = c->base.handle;
+    first->refs = 1;
+    c->first = first;
     return 0;
 }
 
@@ -231,6 +262,8 @@ static void destroy_context(void *ctx)
     clc_context_destroy(ctx);
 }
 
+/* The other lanes (peers of lane 0, so destroyed first), then this object's reference to lane 0,
+ * which is destroyed here unless pinned memory still holds it. */
 static void context_dealloc(PyObject *self)
 {
     ContextObject *c = (ContextObject *)self;
@@ -238,6 +271,10 @@ static void context_dealloc(PyObject *self)
     for (int i = 1; i < MAX_LANES; ++i)
         clc_context_destroy(c->lane[i]);
     PyEval_RestoreThread(ts);
+    if (c->first) {
+        first_lane_release(c->first);
+        c->base.handle = NULL; /* released above */
+    }
     handle_dealloc(self, destroy_context);
 }
 
@@ -473,14 +510,16 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
 /* ---- pinned host memory (clc_host_alloc) ---------------------------------------------------- */
 
 /* Memory from clc_host_alloc on a Context's first lane, exported as a writable buffer (numpy
- * views it). It keeps the Context alive, since the memory is freed with it. The other lanes are
- * peers of the first (clc_context_share), so they know it as pinned too; batches do not (they
- * stage it as ordinary memory). */
+ * views it). It holds a reference to that lane (not to the Context), which frees the memory
+ * when it goes. The other lanes are peers of the first (clc_context_share), so they know it as
+ * pinned too; batches do not (they stage it as ordinary memory). */
 typedef struct {
-    PyObject_HEAD PyObject *owner;
+    PyObject_HEAD first_lane *owner;
     void *ptr;
     Py_ssize_t bytes;
 } HostMemory;
+
+static Py_ssize_t host_memory_live; /* HostMemory objects alive (tests; the GIL guards it) */
 
 static PyObject *host_memory_type;
 
@@ -493,13 +532,13 @@ static int host_memory_getbuffer(PyObject *self, Py_buffer *view, int flags)
 static void host_memory_dealloc(PyObject *self)
 {
     HostMemory *h = (HostMemory *)self;
-    if (h->ptr) {
-        clc_context *ctx = ((Handle *)h->owner)->handle;
+    if (h->owner) {
         PyThreadState *ts = PyEval_SaveThread(); /* the free waits for the queue */
-        clc_host_free(ctx, h->ptr);              /* cannot fail: the pointer is the context's */
+        clc_host_free(h->owner->ctx, h->ptr);    /* cannot fail: the pointer is the lane's */
         PyEval_RestoreThread(ts);
+        first_lane_release(h->owner);
+        --host_memory_live;
     }
-    Py_XDECREF(h->owner);
     PyTypeObject *type = Py_TYPE(self);
     freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
     tp_free(self);
@@ -520,6 +559,7 @@ static PyType_Spec host_memory_spec = {"clcompute._clcompute.HostMemory", sizeof
 static PyObject *context_host_alloc(PyObject *self, PyObject *args)
 {
     clc_context *ctx = context_of(self);
+    first_lane *first = ((ContextObject *)self)->first;
     Py_ssize_t bytes = 0;
     if (!ctx || !PyArg_ParseTuple(args, "n", &bytes))
         return NULL;
@@ -540,11 +580,19 @@ static PyObject *context_host_alloc(PyObject *self, PyObject *args)
         Py_DECREF(h); /* ptr NULL: nothing to free */
         return raise_status(st);
     }
-    Py_INCREF(self);
-    h->owner = self;
+    ++first->refs;
+    ++host_memory_live;
+    h->owner = first;
     h->ptr = ptr;
     h->bytes = bytes;
     return (PyObject *)h;
+}
+
+/* How many pinned allocations are alive (for tests: that they are freed). */
+static PyObject *pinned_live(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    return PyLong_FromSsize_t(host_memory_live);
 }
 
 static PyMethodDef context_methods[] = {
@@ -811,6 +859,7 @@ static PyType_Spec batch_spec = {"clcompute._clcompute.Batch", sizeof(Handle), 0
 
 static PyMethodDef module_methods[] = {
     {"devices", devices, METH_NOARGS, "Every OpenCL device: a list of dicts."},
+    {"_pinned_live", pinned_live, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static int module_exec(PyObject *m)
@@ -831,6 +880,7 @@ static int module_exec(PyObject *m)
         PyModule_AddObjectRef(m, "Error", error_type) != 0 ||
         PyModule_AddStringConstant(m, "library_version", CLC_VERSION_STRING) != 0) {
         Py_XDECREF(context), Py_XDECREF(batch);
+        Py_CLEAR(host_memory_type);
         return -1;
     }
     Py_DECREF(context), Py_DECREF(batch);

@@ -5,6 +5,7 @@ import pathlib
 import subprocess
 import sys
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -171,8 +172,9 @@ def test_jax_arrays_when_installed():
 
 
 def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
+    live = clcompute._clcompute._pinned_live
     ctx = clcompute.Context()
-    held = sys.getrefcount(ctx)
+    base = live()
     img = ctx.empty_pinned((30, 40, 3), np.uint8)
     assert img.flags.writeable and img.shape == (30, 40, 3) and img.dtype == np.uint8
     img[...] = rng.integers(0, 256, img.shape, dtype=np.uint8)
@@ -183,20 +185,28 @@ def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
     d[...] = 7
     with pytest.raises(clcompute.Error, match="overlap"):  # the library sees this memory
         ctx.median(d, 3, out=d)
-    assert sys.getrefcount(ctx) == held + 2  # each allocation keeps its context
+    assert live() == base + 2
     view = img[::2]
     del img, d
-    assert sys.getrefcount(ctx) == held + 1  # the view still holds its memory
+    assert live() == base + 1  # the view still holds its memory
     del view
-    assert sys.getrefcount(ctx) == held  # freed: the memory went back to the context
+    assert live() == base  # freed
     # The array outlives the Context object it came from.
     a = clcompute.Context().empty_pinned(1000, np.float32)
     a[:] = np.arange(1000, dtype=np.float32)
     assert clcompute.sum(a) == a.sum() and clcompute.empty_pinned((0, 3)).shape == (0, 3)
+    del a
+    assert live() == base
+    # Stored on its own Context: no reference cycle keeps either alive.
+    ctx.frame = ctx.empty_pinned((8, 8), np.float32)
+    gone = weakref.ref(ctx)
+    del ctx
+    assert gone() is None and live() == base
     with pytest.raises(ValueError, match="dimension"):
         clcompute.empty_pinned((4, -1))
-    with pytest.raises(TypeError, match="numbers"):
-        clcompute.empty_pinned(4, object)
+    for dtype in (object, str, "S", ">f4"):
+        with pytest.raises(TypeError, match="pinned memory"):
+            clcompute.empty_pinned(4, dtype)
 
 
 def test_out_is_written_in_place():
@@ -230,6 +240,7 @@ def test_out_and_numbers_are_checked_with_their_names():
     with pytest.raises(TypeError, match="organized must be True or False"):
         clcompute.depth_to_points_many([d], 525, 525, 15, 10, organized="yes")
     grid = clcompute.depth_to_points(d, np.float32(525), 525, 15, 10, organized=np.True_)
+    assert clcompute.depth_to_points(d, 525, 525, 15, 10, organized=np.array(True)).ndim == 3
     assert grid.shape == (20, 30, 3)
 
 
