@@ -245,6 +245,17 @@ inline acc_t reduce_local(acc_t a, __local acc_t *scratch, uint lid, uint l)
 }
 
 #if ITEMS
+#if OP == SUM && KIND <= 2
+/* One Kahan step of 16 lanes; infinities and NaN bypass the compensation, as in add1. */
+inline void kahan16(TV *s, TV *c, const TV x)
+{
+    const TV y = x - *c;
+    const TV t = *s + y;
+    *c = select((TV)(0.0), (t - *s) - y, isfinite(t));
+    *s = t;
+}
+#endif
+
 /* x[begin..end) by one item in 16 lanes (lane k takes every 16th element from begin + k; float
  * sums in four sets of 16, below), so CPU compilers emit vector code and a float sum has 64
  * independent Kahan chains instead of one long dependency; the lanes are then combined in lane
@@ -263,18 +274,10 @@ inline acc_t fold_chunk(const __global S *restrict x, ulong begin, ulong end)
             s[u] = (TV)(-0.0), c[u] = (TV)(0.0);
         const ulong qend = begin + (vend - begin) / 64 * 64;
         for (ulong i = begin; i < qend; i += 64)
-            for (int u = 0; u < 4; ++u) {
-                const TV y = LD16(x, i + 16 * u) - c[u];
-                const TV t = s[u] + y;
-                c[u] = select((TV)(0.0), (t - s[u]) - y, isfinite(t));
-                s[u] = t;
-            }
-        for (ulong i = qend; i < vend; i += 16) { /* the last 16 to 48 before the tail: set 0 */
-            const TV y = LD16(x, i) - c[0];
-            const TV t = s[0] + y;
-            c[0] = select((TV)(0.0), (t - s[0]) - y, isfinite(t));
-            s[0] = t;
-        }
+            for (int u = 0; u < 4; ++u)
+                kahan16(&s[u], &c[u], LD16(x, i + 16 * u));
+        for (ulong i = qend; i < vend; i += 16) /* the last 16 to 48 before the tail: set 0 */
+            kahan16(&s[0], &c[0], LD16(x, i));
         for (int u = 0; u < 4; ++u) {
             T sl[16], cl[16];
             vstore16(s[u], 0, sl);
@@ -482,14 +485,14 @@ __kernel void reduce_stage1(const __global S *restrict base, const ulong offset,
                             __global ulong *restrict partials, __local acc_t *scratch)
 {
     const __global S *restrict x = base + offset;
-    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     const ulong g = get_group_id(0), groups = get_num_groups(0);
 #if ITEMS
-    (void)lid, (void)l, (void)scratch; /* work-groups of one */
+    (void)scratch; /* work-groups of one */
     const ulong chunk = (n + groups - 1) / groups;
     const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
     store(partials + 2 * g, fold_chunk(x, begin, end));
 #else
+    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
     acc_t a = fold_strided(x, n, g * l + lid, groups * l);
     a = reduce_local(a, scratch, lid, l);
     if (lid == 0)
