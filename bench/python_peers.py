@@ -159,8 +159,9 @@ def split_sum(a, parts):
     return out
 
 
-cores = clcompute.default_context().device()["compute_units"]
-if clcompute.default_context().device()["type"].lower() == "cpu" and cores > 1:
+device = clcompute.default_context().device()
+cores = device["compute_units"]
+if device["type"].lower() == "cpu" and cores > 1:
     row("sum", "64Mi f32", median_ms(lambda: clcompute.sum(x)),
         f"numpy on {cores} threads (a slice each: the memory bound)",
         median_ms(lambda: split_sum(x, cores)))

@@ -284,6 +284,7 @@ class Context(_clcompute.Context):
         0 < z < depth_trunc. Returns float32 (N, 3) points in Open3D's order, or with
         organized=True (ceil(H/stride), ceil(W/stride), 3) with NaN where invalid; with color
         ((H, W, 3) uint8 RGB) also the (N, 3) uint8 colours: (points, colors)."""
+        camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
         src, fmt, scale, trunc, s = _depth_args("depth", depth, depth_scale, depth_trunc, stride)
         col = None
         if color is not None:
@@ -294,9 +295,8 @@ class Context(_clcompute.Context):
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         colors = np.empty((gh * gw, 3), np.uint8) if col is not None else None
-        organized = _flag("organized", organized)
-        n = self._depth_to_points(src, _PIXEL[fmt], col, _camera(fx, fy, cx, cy), scale, trunc, s,
-                                  organized, points, colors)
+        n = self._depth_to_points(src, _PIXEL[fmt], col, camera, scale, trunc, s, organized,
+                                  points, colors)
         if organized:
             points = points.reshape(gh, gw, 3)
             colors = colors.reshape(gh, gw, 3) if colors is not None else None
@@ -465,8 +465,8 @@ def argmax(a):
     return default_context().argmax(a)
 
 
-for _name in ("empty_pinned", "gray", "median", "depth_to_points", "sum", "min", "max", "mean", "argmin",
-              "argmax"):
+for _name in ("empty_pinned", "gray", "median", "depth_to_points", "sum", "min", "max", "mean",
+              "argmin", "argmax"):
     globals()[_name].__doc__ = inspect.cleandoc(getattr(Context, _name).__doc__) + (
         "\n\nOn the default context (default_context()).")
 

@@ -180,7 +180,16 @@ static void *handle_of(PyObject *self)
     return handle;
 }
 
-/* Destroys the handle (GIL released: a context waits for its queue) and frees the object. */
+/* Frees an object of one of this module's heap types (the type holds a reference). */
+static void free_object(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+/* Destroys the handle (GIL released: a batch waits for its workers) and frees the object. */
 static void handle_dealloc(PyObject *self, void (*destroy)(void *handle))
 {
     Handle *h = (Handle *)self;
@@ -189,10 +198,7 @@ static void handle_dealloc(PyObject *self, void (*destroy)(void *handle))
         destroy(h->handle);
         PyEval_RestoreThread(ts);
     }
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    free_object(self);
 }
 
 /* ---- Context --------------------------------------------------------------------------------- */
@@ -257,13 +263,9 @@ static int context_init(PyObject *self, PyObject *args, PyObject *kwargs)
     return 0;
 }
 
-static void destroy_context(void *ctx)
-{
-    clc_context_destroy(ctx);
-}
-
 /* The other lanes (peers of lane 0, so destroyed first), then this object's reference to lane 0,
- * which is destroyed here unless pinned memory still holds it. */
+ * which is destroyed here unless pinned memory still holds it. (Lane 0 exists only with its
+ * count: __init__ makes both or neither.) */
 static void context_dealloc(PyObject *self)
 {
     ContextObject *c = (ContextObject *)self;
@@ -271,11 +273,9 @@ static void context_dealloc(PyObject *self)
     for (int i = 1; i < MAX_LANES; ++i)
         clc_context_destroy(c->lane[i]);
     PyEval_RestoreThread(ts);
-    if (c->first) {
+    if (c->first)
         first_lane_release(c->first);
-        c->base.handle = NULL; /* released above */
-    }
-    handle_dealloc(self, destroy_context);
+    free_object(self);
 }
 
 static clc_context *context_of(PyObject *self)
@@ -539,10 +539,7 @@ static void host_memory_dealloc(PyObject *self)
         first_lane_release(h->owner);
         --host_memory_live;
     }
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    free_object(self);
 }
 
 static PyType_Slot host_memory_slots[] = {
