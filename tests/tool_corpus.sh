@@ -5,9 +5,9 @@
 # end with exit status 0 (the input happened to stay valid) and an output file, or 1 or 2 with a
 # message and no output file at all (not even a temporary one); a signal or any other status
 # fails.
-#   tool_corpus.sh TOOL DATA_DIR WORK_DIR
+#   tool_corpus.sh TOOL DATA_DIR WORK_DIR ENOSPC_SHIM
 set -u
-tool=$1 data=$2 work=$3
+tool=$1 data=$2 work=$3 enospc=$4
 rm -rf "$work" && mkdir -p "$work/in" "$work/out"
 in=$work/in out=$work/out
 failures=0 runs=0
@@ -79,29 +79,33 @@ mkdir -p "$out/is_a_dir.png"
 check "gray onto a directory" "" "$tool" gray "$data/rgb.png" "$out/is_a_dir.png"
 check "cloud into a missing directory" "" "$tool" cloud "$data/depth16.png" "$out/no/c.ply" \
     --fx 500 --fy 500 --cx 10 --cy 10
-# A full disk: every write past 1 KiB fails (the file size limit, which root cannot bypass as it
-# does permissions; SIGXFSZ ignored so that write() reports EFBIG): a message, exit 1, no output
-# and no temporary file.
-# The programs are compiled and stored first, in a cache of this test's own (nothing run beside it
-# can empty it): PoCL's LLVM, once it has compiled in a process, takes SIGXFSZ itself and ends the
-# process, whatever the tool asked for.
-full_disk() { (trap '' XFSZ; ulimit -f 2; exec "$@"); }
-saved_cache_dir=$CLCOMPUTE_CACHE_DIR
-export CLCOMPUTE_CACHE_DIR="$work/full_disk_cache"
-# The warm-up runs what the full-disk runs will, the batch over the same two files (its workers)
-# included: a kernel PoCL first builds inside a full-disk run ends it (CI saw exit 153 once).
-mkdir -p "$work/warm" "$work/depth_in"
+# A full disk: the output directory takes 512 bytes of a file, then every write fails with ENOSPC
+# (tests/enospc.c, preloaded; it says why not `ulimit -f`): a message, exit 1, no output and no
+# temporary file, single and batch. ASan wants its runtime first in the preload order; the shim
+# goes first here, which it does not mind.
+full_disk() {
+    CLC_ENOSPC_DIR="$out" CLC_ENOSPC_AFTER=512 LD_PRELOAD="$enospc${LD_PRELOAD:+ $LD_PRELOAD}" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"
+}
+mkdir -p "$work/depth_in"
 cp "$data/depth16.png" "$work/depth_in/d1.png"
 cp "$data/depth16.png" "$work/depth_in/d2.png"
-"$tool" cloud "$data/depth16.png" "$work/warm/c.ply" --fx 500 --fy 500 --cx 10 --cy 10 --ascii \
-    > /dev/null 2>&1
-"$tool" cloud "$work/depth_in" -o "$work/warm" --fx 500 --fy 500 --cx 10 --cy 10 --quiet \
-    > /dev/null 2>&1
+# no_space NAME: the last run said why.
+no_space() {
+    grep -q "No space left on device" "$work/stderr" || {
+        echo "FAIL $1: no ENOSPC message: $(head -c 300 "$work/stderr")"
+        failures=$((failures + 1))
+    }
+}
 check "cloud onto a full disk" "$out/c.ply" full_disk "$tool" cloud "$data/depth16.png" \
     "$out/c.ply" --fx 500 --fy 500 --cx 10 --cy 10 --ascii
+no_space "cloud onto a full disk"
 check "cloud batch onto a full disk" "$out/d1.ply" full_disk "$tool" cloud "$work/depth_in" \
     -o "$out" --fx 500 --fy 500 --cx 10 --cy 10 --quiet
-export CLCOMPUTE_CACHE_DIR="$saved_cache_dir"
+no_space "cloud batch onto a full disk"
+check "gray onto a full disk" "$out/g.png" full_disk "$tool" gray "$data/photo420.jpg" \
+    "$out/g.png"
+no_space "gray onto a full disk"
 # Absurd parameters.
 check "cloud with fx 0" "$out/c.ply" "$tool" cloud "$data/depth16.png" "$out/c.ply" \
     --fx 0 --fy 500 --cx 10 --cy 10
