@@ -2,6 +2,8 @@
  * timed (bench/batch.sh times the tool on files, where decoding and encoding dominate):
  *   blocking   one context, one blocking call after another (upload, kernel, read-back)
  *   batch N    clc_batch on the same device with N workers (queues sharing one cl_context)
+ *   pinned     4 workers, the frames in pinned memory of the device (clc_host_alloc on
+ *              clc_batch_context): no staging copy, the bus's speed
  *   devices    clc_batch over every device of a list, default workers (4 a GPU, 2 a CPU)
  * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points. Every output
  * of every run is checked against the serial reference. Prints a Markdown table.
@@ -149,8 +151,35 @@ static double frames_per_second(work *w, clc_context *ctx, clc_batch *batch, int
     return bench_median(rate, (size_t)repeats);
 }
 
+/* Frames/s of `w` with its inputs and outputs moved into pinned memory of the batch's first
+ * device (clc_host_alloc on clc_batch_context), which every worker of that device reads and
+ * writes without a staging copy; -1 on failure. */
+static double pinned_rate(work *w, clc_batch *b, int repeats, const char *mode)
+{
+    clc_context *ctx = clc_batch_context(b, 0);
+    const size_t in_bytes = w->src.width * w->src.height * clc_pixel_size(w->src.format);
+    work p = *w;
+    int ok = clc_host_alloc(ctx, w->frames * w->out_bytes, (void **)&p.out) == CLC_SUCCESS;
+    for (size_t d = 0; d < DISTINCT; ++d) {
+        p.in[d] = NULL;
+        if (ok && clc_host_alloc(ctx, in_bytes, (void **)&p.in[d]) == CLC_SUCCESS)
+            memcpy(p.in[d], w->in[d], in_bytes);
+        else
+            ok = 0;
+    }
+    double r = -1.0;
+    if (ok)
+        r = frames_per_second(&p, NULL, b, repeats, mode);
+    else
+        fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
+    for (size_t d = 0; d < DISTINCT; ++d)
+        clc_host_free(ctx, p.in[d]);
+    clc_host_free(ctx, p.out);
+    return r;
+}
+
 static double batch_rate(work *w, const char *devices, unsigned workers, int repeats,
-                         const char *mode, size_t *device_count)
+                         const char *mode, size_t *device_count, int pinned)
 {
     clc_batch_options o = {0};
     o.devices = devices;
@@ -160,7 +189,8 @@ static double batch_rate(work *w, const char *devices, unsigned workers, int rep
         fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
         return -1.0;
     }
-    const double r = frames_per_second(w, NULL, b, repeats, mode);
+    const double r =
+        pinned ? pinned_rate(w, b, repeats, mode) : frames_per_second(w, NULL, b, repeats, mode);
     if (device_count)
         *device_count = clc_batch_device_count(b);
     clc_batch_destroy(b);
@@ -179,20 +209,21 @@ static int row(work *w, const char *device, const char *devices, int repeats)
     }
     const double blocking = frames_per_second(w, ctx, NULL, repeats, "blocking");
     clc_context_destroy(ctx);
-    const double b1 = batch_rate(w, device, 1, repeats, "batch, 1 worker", NULL);
-    const double b2 = batch_rate(w, device, 2, repeats, "batch, 2 workers", NULL);
-    const double b4 = batch_rate(w, device, 4, repeats, "batch, 4 workers", NULL);
+    const double b1 = batch_rate(w, device, 1, repeats, "batch, 1 worker", NULL, 0);
+    const double b2 = batch_rate(w, device, 2, repeats, "batch, 2 workers", NULL, 0);
+    const double b4 = batch_rate(w, device, 4, repeats, "batch, 4 workers", NULL, 0);
+    const double p4 = batch_rate(w, device, 4, repeats, "batch, 4 workers, pinned", NULL, 1);
     size_t n = 0;
-    const double all = batch_rate(w, devices, 0, repeats, "devices", &n);
-    if (blocking <= 0 || b1 <= 0 || b2 <= 0 || b4 <= 0 || all <= 0)
+    const double all = batch_rate(w, devices, 0, repeats, "devices", &n, 0);
+    if (blocking <= 0 || b1 <= 0 || b2 <= 0 || b4 <= 0 || p4 <= 0 || all <= 0)
         return -1;
     const double bytes =
         (double)(w->src.width * w->src.height * clc_pixel_size(w->src.format) + w->out_bytes);
-    printf("| %zu %s | %.1f (%.1f GB/s) | %.1f | %.1f (%.1f GB/s) | %.1f | %.1f (%zu devices) | "
-           "%.2fx |\n",
+    printf("| %zu %s | %.1f (%.1f GB/s) | %.1f | %.1f (%.1f GB/s) | %.1f (%.1f GB/s) | %.1f "
+           "(%.1f GB/s) | %.1f (%zu devices) | %.2fx |\n",
            w->frames, w->cloud ? "640x480 depth -> dense points" : "3840x2160 RGB8 -> gray",
-           blocking, blocking * bytes * 1e-9, b1, b2, b2 * bytes * 1e-9, b4, all, n,
-           (b2 > b4 ? b2 : b4) / blocking);
+           blocking, blocking * bytes * 1e-9, b1, b2, b2 * bytes * 1e-9, b4, b4 * bytes * 1e-9, p4,
+           p4 * bytes * 1e-9, all, n, (b2 > b4 ? b2 : b4) / blocking);
     return 0;
 }
 
@@ -223,12 +254,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "clc_bench_batch: repeats 1..16, at least %d frames\n", 2 * DISTINCT);
         return 2;
     }
-    printf("frames in host memory; device \"%s\", devices \"%s\"; median of %d runs; GB/s: "
+    printf("frames in host memory (ordinary, and pinned where said); device \"%s\", devices "
+           "\"%s\"; median of %d runs; GB/s: "
            "input plus output bytes\n\n",
            device ? device : "default", devices, repeats);
     printf("| work | blocking, frames/s | batch 1 worker | batch 2 workers | batch 4 workers | "
-           "devices, default workers | best batch vs blocking |\n");
-    printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+           "batch 4 workers, frames in pinned memory | devices, default workers | "
+           "best batch vs blocking |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int rc = 0;
     for (int cloud = 0; cloud < 2 && rc == 0; ++cloud) {
         work w;
