@@ -312,6 +312,42 @@ static clc_status gray_call(const char *cache_dir)
     return st;
 }
 
+/* Host-pointer calls that follow each other on one context: the second gray and reduce take
+ * the buffers the first ones left in the context's pool (pool.c; device buffers exist where
+ * transfers are staged: faults_pool runs this with CLCOMPUTE_STAGING=always), a smaller gray
+ * one larger than it needs. Every result is checked. */
+static clc_status repeat_calls(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    unsigned char in[W * H * 3], out[W * H], ref[W * H];
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = (unsigned char)(i * 41 + 3);
+    for (int round = 0; round < 3 && st == CLC_SUCCESS; ++round) {
+        const size_t h = round == 2 ? H - H / 4 : H;
+        const clc_image_desc src = {CLC_PIXEL_RGB8, W, h, 0}, dst = {CLC_PIXEL_GRAY8, W, h, 0};
+        memset(out, 0, sizeof out);
+        st = clc_gray(ctx, &src, in, &dst, out, NULL);
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+        if (st == CLC_SUCCESS && memcmp(out, ref, W * h) != 0)
+            fail_msg("gray %d succeeded with a wrong result (call %u failed)", round, fail_at);
+    }
+    int32_t x[3001];
+    for (int i = 0; i < 3001; ++i)
+        x[i] = (i * 7919) % 1000 - 500;
+    for (int round = 0; round < 2 && st == CLC_SUCCESS; ++round) {
+        clc_reduce_result r, want;
+        st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &r);
+        clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &want, NULL);
+        if (st == CLC_SUCCESS && r.i != want.i)
+            fail_msg("reduce %d succeeded with a wrong result (call %u failed)", round, fail_at);
+    }
+    clc_context_destroy(ctx);
+    return st;
+}
+
 static clc_status cloud_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
@@ -583,6 +619,16 @@ static void reduce_faults(void **state)
     every_failure_along(reduce_call, "reduce", NULL);
 }
 
+static void repeat_faults(void **state)
+{
+    (void)state;
+    /* Where the device shares host memory only staging makes device buffers to keep: the plain
+     * run leaves this to faults_pool. */
+    if (!getenv("CLCOMPUTE_STAGING"))
+        skip();
+    every_failure_along(repeat_calls, "gray and sum repeated on one context", NULL);
+}
+
 static void copy_faults(void **state)
 {
     (void)state;
@@ -625,13 +671,10 @@ int main(int argc, char **argv)
         cmocka_set_test_filter(argv[1]);
     /* Variant timing stays on: its failures must be absorbed, never reported. */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(copy_faults),
-        cmocka_unit_test(reduce_faults),
-        cmocka_unit_test(gray_faults),
-        cmocka_unit_test(cloud_faults),
-        cmocka_unit_test(gray_faults_with_cache),
-        cmocka_unit_test(enqueue_faults),
-        cmocka_unit_test(wrapped_cloud_faults),
+        cmocka_unit_test(copy_faults),    cmocka_unit_test(reduce_faults),
+        cmocka_unit_test(gray_faults),    cmocka_unit_test(repeat_faults),
+        cmocka_unit_test(cloud_faults),   cmocka_unit_test(gray_faults_with_cache),
+        cmocka_unit_test(enqueue_faults), cmocka_unit_test(wrapped_cloud_faults),
         cmocka_unit_test(batch_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

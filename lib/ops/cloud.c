@@ -736,12 +736,13 @@ typedef struct host_io {
     cl_mem depth, color, points, colors;
 } host_io;
 
-static void host_io_release(host_io *io)
+/* idle: the queue has finished every command on them (they may be kept for the next call). */
+static void host_io_release(clc_context *ctx, host_io *io, int idle)
 {
-    clc__release_mem(&io->depth);
-    clc__release_mem(&io->color);
-    clc__release_mem(&io->points);
-    clc__release_mem(&io->colors);
+    clc__host_release(ctx, &io->depth, idle);
+    clc__host_release(ctx, &io->color, idle);
+    clc__host_release(ctx, &io->points, idle);
+    clc__host_release(ctx, &io->colors, idle);
 }
 
 /* Sum of the tile counts of a frame, read back: the size of a dense cloud before it is written. */
@@ -814,7 +815,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
         io.color = clc__host_input(ctx, color_data, plan.color_bytes, &err);
     if (err != CL_SUCCESS) {
         clFinish(ctx->queue); /* the depth's upload may still read the caller's memory */
-        host_io_release(&io);
+        host_io_release(ctx, &io, 0);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
     }
     const frame_args frame = frame_from(&plan, io.depth, 0, 0, io.color, 0, 0);
@@ -867,7 +868,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
         st = clc__cl_fail(ctx, err, "clFinish");
     *count = total;
     scratch_release(&scratch);
-    host_io_release(&io);
+    host_io_release(ctx, &io, err == CL_SUCCESS);
     if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
         *count = 0;
     return st;
@@ -954,7 +955,7 @@ clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_i
     for (size_t f = 0; f < frames; ++f)
         counts[f] = st != CLC_SUCCESS ? 0 : n ? n[f] : plan.n;
     free(n);
-    clc__release_mem(&totals);
-    host_io_release(&io);
+    clc__host_release(ctx, &totals, err == CL_SUCCESS);
+    host_io_release(ctx, &io, err == CL_SUCCESS);
     return st;
 }

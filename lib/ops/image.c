@@ -113,7 +113,7 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     err = clFinish(ctx->queue);
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
-    clReleaseMemObject(dst_buf);
-    clReleaseMemObject(src_buf);
+    clc__host_release(ctx, &dst_buf, err == CL_SUCCESS);
+    clc__host_release(ctx, &src_buf, err == CL_SUCCESS);
     return st;
 }

@@ -356,9 +356,10 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
     err = clFinish(ctx->queue);
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
+    const int idle = err == CL_SUCCESS;
     if (st == CLC_SUCCESS)
         st = clc_reduce_decode(op, type, words, count, result);
-    clReleaseMemObject(out);
-    clReleaseMemObject(input);
+    clc__host_release(ctx, &out, idle);
+    clc__host_release(ctx, &input, idle);
     return st;
 }

@@ -10,8 +10,8 @@ static clc_context *context_alloc(void)
     clc_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
-    clc_mutex *const locks[] = {&ctx->lock, &ctx->build_lock, &ctx->staging_lock, &ctx->tune_lock,
-                                &ctx->pinned_lock};
+    clc_mutex *const locks[] = {&ctx->lock,      &ctx->build_lock,  &ctx->staging_lock,
+                                &ctx->tune_lock, &ctx->pinned_lock, &ctx->pool_lock};
     for (size_t i = 0; i < sizeof locks / sizeof locks[0]; ++i) {
         if (clc_mutex_init(locks[i]) != 0) {
             while (i-- > 0)
@@ -49,6 +49,7 @@ static void context_free(clc_context *ctx)
     if (ctx->queue)
         clc__pinned_release_all(ctx);
     clc__staging_release(ctx);
+    clc__pool_release(ctx);
     clc__release_mem(&ctx->cloud_sync);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
@@ -64,6 +65,7 @@ static void context_free(clc_context *ctx)
     clc_mutex_destroy(&ctx->tune_lock);
     clc_mutex_destroy(&ctx->staging_lock);
     clc_mutex_destroy(&ctx->pinned_lock);
+    clc_mutex_destroy(&ctx->pool_lock);
     clc_mutex_destroy(&ctx->build_lock);
     clc_mutex_destroy(&ctx->lock);
     free(ctx);

@@ -48,6 +48,7 @@ typedef struct clc_switch_value {
 typedef struct clc_staging clc_staging;
 typedef struct clc_pinned clc_pinned;
 typedef struct clc_tune_family clc_tune_family;
+typedef struct clc_pool clc_pool;
 typedef struct clc_tuned {
     const clc_tune_family *family;
     int variant;
@@ -70,6 +71,9 @@ struct clc_context {
     clc_mutex pinned_lock; /* guards pinned */
     clc_pinned *pinned;    /* clc_host_alloc's allocations (of the device's first batch worker
                               for the other workers: see pinned.c) */
+
+    clc_mutex pool_lock; /* guards pool */
+    clc_pool *pool;      /* device buffers kept between host-pointer calls, made on first need */
 
     clc_mutex staging_lock;   /* guards staging */
     clc_staging *staging;     /* pinned buffers for host transfers, made on first need */
@@ -213,6 +217,19 @@ cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *
 
 /* Releases *m if it is set and clears it, so that cleanup paths may run more than once. */
 void clc__release_mem(cl_mem *m);
+
+/* ---- device buffers kept between host-pointer calls (pool.c) ---- */
+
+/* An idle kept buffer made with `flags` that holds `bytes` (maybe more), or NULL. */
+cl_mem clc__pool_take(clc_context *ctx, cl_mem_flags flags, size_t bytes);
+/* Keeps *m for a later call, or releases it; clears *m. Only for a buffer no command still
+ * uses (its queue finished after the last one). */
+void clc__pool_give(clc_context *ctx, cl_mem *m);
+/* Releases every kept buffer (context destruction). */
+void clc__pool_release(clc_context *ctx);
+/* The end of a host-pointer call for one of its buffers: kept when the call's final wait
+ * succeeded (`idle`), released otherwise. */
+void clc__host_release(clc_context *ctx, cl_mem *m, int idle);
 
 /* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
  * and unmap in place, enqueued without waiting (the caller's clFinish completes them), a

@@ -79,8 +79,11 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
 cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err)
 {
     const int in_place = clc__host_in_place(ctx);
-    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
-                              bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
+    cl_mem m = in_place ? NULL : clc__pool_take(ctx, CL_MEM_READ_ONLY, bytes);
+    *err = CL_SUCCESS;
+    if (!m)
+        m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
+                           bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (!in_place) {
@@ -106,7 +109,10 @@ cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
 
 cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *err)
 {
-    cl_mem m = clCreateBuffer(ctx->context, flags, bytes, NULL, err);
+    cl_mem m = clc__pool_take(ctx, flags, bytes);
+    *err = CL_SUCCESS;
+    if (!m)
+        m = clCreateBuffer(ctx->context, flags, bytes, NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (ctx->poison >= 0) {
@@ -128,6 +134,14 @@ void clc__release_mem(cl_mem *m)
     if (*m)
         clReleaseMemObject(*m);
     *m = NULL;
+}
+
+void clc__host_release(clc_context *ctx, cl_mem *m, int idle)
+{
+    if (idle)
+        clc__pool_give(ctx, m);
+    else
+        clc__release_mem(m);
 }
 
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
