@@ -160,15 +160,25 @@ def test_other_device_arrays_and_objects_are_refused_at_once():
 
 
 def test_jax_arrays_when_installed():
-    jnp = pytest.importorskip("jax.numpy")
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    # On the host's memory explicitly: JAX puts arrays on its GPU where it has one.
+    cpu = jax.devices("cpu")[0]
     img = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
     a = rng.standard_normal(5000).astype(np.float32)
     before = clcompute.copies()
-    np.testing.assert_array_equal(clcompute.gray(jnp.asarray(img)), opencv_gray(img, "rgb"))
-    assert clcompute.argmax(jnp.asarray(a)) == a.argmax()
+    np.testing.assert_array_equal(
+        clcompute.gray(jax.device_put(img, cpu)), opencv_gray(img, "rgb")
+    )
+    assert clcompute.argmax(jax.device_put(a, cpu)) == a.argmax()
     assert clcompute.copies() == before
     with pytest.raises(TypeError, match="DLPack"):
-        clcompute.sum(jnp.ones(4, jnp.bfloat16))
+        clcompute.sum(jax.device_put(jnp.ones(4, jnp.bfloat16), cpu))
+    # An array in an accelerator's memory is refused by name, not read element by element.
+    for device in jax.devices():
+        if device.platform != "cpu":
+            with pytest.raises(TypeError, match="device memory.*np.asarray"):
+                clcompute.sum(jax.device_put(a, device))
 
 
 def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
