@@ -22,6 +22,9 @@ typedef struct sink {
     size_t left; /* bytes the disk still takes */
 } sink;
 
+/* fopencookie's write returns what it took, never a negative count: glibc stores the result in
+ * a size_t, and -1 there made it read far past the caller's buffer. A short count is an error to
+ * the stream, with errno saying which. */
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 {
     sink *s = cookie;
@@ -29,16 +32,16 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
     size_t done = 0;
     while (done < n) {
         const ssize_t w = write(s->fd, buf + done, n - done);
-        if (w < 0)
-            return -1;
+        if (w < 0) {
+            s->left -= done;
+            return (ssize_t)done;
+        }
         done += (size_t)w;
     }
     s->left -= n;
-    if (n < size) { /* what fit is on disk, the rest is not */
+    if (n < size) /* what fit is on disk, the rest is not */
         errno = ENOSPC;
-        return -1;
-    }
-    return (ssize_t)size;
+    return (ssize_t)n;
 }
 
 static int sink_close(void *cookie)

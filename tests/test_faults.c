@@ -21,6 +21,7 @@
 static int armed;               /* counting and failing only while a scenario runs */
 static unsigned calls, fail_at; /* failable calls so far; which one fails (0: none) */
 static long live_mem, live_kernel, live_program, live_queue, live_context;
+static long buffers_made; /* every clCreateBuffer that succeeded, armed or not */
 
 /* Whether this failable call is the one to fail. */
 static int fail_now(void)
@@ -41,6 +42,7 @@ cl_mem __wrap_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *p, cl
     }
     cl_mem m = __real_clCreateBuffer(c, f, n, p, err);
     live_mem += armed && m;
+    buffers_made += m != NULL;
     return m;
 }
 
@@ -325,7 +327,11 @@ static clc_status repeat_calls(const char *cache_dir)
     unsigned char in[W * H * 3], out[W * H], ref[W * H];
     for (size_t i = 0; i < sizeof in; ++i)
         in[i] = (unsigned char)(i * 41 + 3);
-    for (int round = 0; round < 3 && st == CLC_SUCCESS; ++round) {
+    /* Every round runs whatever failed before it (only one OpenCL call fails): the calls after
+     * a failed one take what it left in the pool, the case most likely to go wrong. The first
+     * failure is the scenario's status. */
+    clc_status first = CLC_SUCCESS;
+    for (int round = 0; round < 3; ++round) {
         const size_t h = round == 2 ? H - H / 4 : H;
         const clc_image_desc src = {CLC_PIXEL_RGB8, W, h, 0}, dst = {CLC_PIXEL_GRAY8, W, h, 0};
         memset(out, 0, sizeof out);
@@ -333,19 +339,23 @@ static clc_status repeat_calls(const char *cache_dir)
         clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
         if (st == CLC_SUCCESS && memcmp(out, ref, W * h) != 0)
             fail_msg("gray %d succeeded with a wrong result (call %u failed)", round, fail_at);
+        if (first == CLC_SUCCESS)
+            first = st;
     }
     int32_t x[3001];
     for (int i = 0; i < 3001; ++i)
         x[i] = (i * 7919) % 1000 - 500;
-    for (int round = 0; round < 2 && st == CLC_SUCCESS; ++round) {
+    for (int round = 0; round < 2; ++round) {
         clc_reduce_result r, want;
         st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &r);
         clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &want, NULL);
         if (st == CLC_SUCCESS && r.i != want.i)
             fail_msg("reduce %d succeeded with a wrong result (call %u failed)", round, fail_at);
+        if (first == CLC_SUCCESS)
+            first = st;
     }
     clc_context_destroy(ctx);
-    return st;
+    return first;
 }
 
 static clc_status cloud_call(const char *cache_dir)
@@ -619,7 +629,27 @@ static void reduce_faults(void **state)
     every_failure_along(reduce_call, "reduce", NULL);
 }
 
-static void repeat_faults(void **state)
+/* Without failures: a second call of the same size makes no device buffer (it takes the first
+ * call's from the pool), and a call after clc_context_destroy's release of a new context does. */
+static void pool_reuses_buffers(void **state)
+{
+    (void)state;
+    if (!getenv("CLCOMPUTE_STAGING"))
+        skip();
+    clc_context *ctx = NULL;
+    assert_int_equal(open_context(NULL, &ctx), CLC_SUCCESS);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    unsigned char in[W * H * 3], out[W * H];
+    memset(in, 9, sizeof in);
+    assert_int_equal(clc_gray(ctx, &src, in, &dst, out, NULL), CLC_SUCCESS);
+    const long after_first = buffers_made;
+    for (int i = 0; i < 3; ++i)
+        assert_int_equal(clc_gray(ctx, &src, in, &dst, out, NULL), CLC_SUCCESS);
+    assert_int_equal(buffers_made, after_first);
+    clc_context_destroy(ctx);
+}
+
+static void pool_repeat_faults(void **state)
 {
     (void)state;
     /* Where the device shares host memory only staging makes device buffers to keep: the plain
@@ -671,10 +701,15 @@ int main(int argc, char **argv)
         cmocka_set_test_filter(argv[1]);
     /* Variant timing stays on: its failures must be absorbed, never reported. */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(copy_faults),    cmocka_unit_test(reduce_faults),
-        cmocka_unit_test(gray_faults),    cmocka_unit_test(repeat_faults),
-        cmocka_unit_test(cloud_faults),   cmocka_unit_test(gray_faults_with_cache),
-        cmocka_unit_test(enqueue_faults), cmocka_unit_test(wrapped_cloud_faults),
+        cmocka_unit_test(copy_faults),
+        cmocka_unit_test(reduce_faults),
+        cmocka_unit_test(gray_faults),
+        cmocka_unit_test(pool_repeat_faults),
+        cmocka_unit_test(pool_reuses_buffers),
+        cmocka_unit_test(cloud_faults),
+        cmocka_unit_test(gray_faults_with_cache),
+        cmocka_unit_test(enqueue_faults),
+        cmocka_unit_test(wrapped_cloud_faults),
         cmocka_unit_test(batch_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

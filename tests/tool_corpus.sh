@@ -90,8 +90,10 @@ full_disk() {
 mkdir -p "$work/depth_in"
 cp "$data/depth16.png" "$work/depth_in/d1.png"
 cp "$data/depth16.png" "$work/depth_in/d2.png"
-# no_space NAME: the last run said why.
+# no_space NAME: the last run failed (exit 1, not a success that kept a truncated file) and said
+# why.
 no_space() {
+    [ "$rc" -eq 1 ] || { echo "FAIL $1: exit $rc, not 1"; failures=$((failures + 1)); }
     grep -q "No space left on device" "$work/stderr" || {
         echo "FAIL $1: no ENOSPC message: $(head -c 300 "$work/stderr")"
         failures=$((failures + 1))

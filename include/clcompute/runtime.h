@@ -207,8 +207,8 @@ CLC_API clc_status clc_context_wrap(cl_context context, cl_device_id device, cl_
 CLC_API clc_status clc_context_share(clc_context *ctx, clc_context *owner);
 
 /* Waits for the queue to finish, then releases everything the context owns, the device buffers
- * it keeps between host-pointer calls included (up to four, at most 512 MiB or a 16th of the
- * device's memory, on devices with memory of their own). NULL is allowed. */
+ * it keeps between host-pointer calls included (up to eight, at most 512 MiB or a 16th of the
+ * device's memory; dropped early when an allocation finds the device full). NULL is allowed. */
 CLC_API void clc_context_destroy(clc_context *ctx);
 
 /* The OpenCL objects behind the context, borrowed: retain them to keep them past its life. */

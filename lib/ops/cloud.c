@@ -867,7 +867,8 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
     *count = total;
-    scratch_release(&scratch);
+    clc__host_release(ctx, &scratch.counts, err == CL_SUCCESS);
+    clc__host_release(ctx, &scratch.totals, err == CL_SUCCESS);
     host_io_release(ctx, &io, err == CL_SUCCESS);
     if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
         *count = 0;

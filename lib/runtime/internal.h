@@ -225,8 +225,14 @@ cl_mem clc__pool_take(clc_context *ctx, cl_mem_flags flags, size_t bytes);
 /* Keeps *m for a later call, or releases it; clears *m. Only for a buffer no command still
  * uses (its queue finished after the last one). */
 void clc__pool_give(clc_context *ctx, cl_mem *m);
-/* Releases every kept buffer (context destruction). */
+/* Releases every kept buffer now; returns how many there were (an allocation that found the
+ * device out of memory tries again if any). */
+int clc__pool_drain(clc_context *ctx);
+/* Releases every kept buffer and the pool (context destruction). */
 void clc__pool_release(clc_context *ctx);
+/* clCreateBuffer, tried once more after clc__pool_drain when the device is out of memory. */
+cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, void *host,
+                          cl_int *err);
 /* The end of a host-pointer call for one of its buffers: kept when the call's final wait
  * succeeded (`idle`), released otherwise. */
 void clc__host_release(clc_context *ctx, cl_mem *m, int idle);

@@ -82,8 +82,8 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
     cl_mem m = in_place ? NULL : clc__pool_take(ctx, CL_MEM_READ_ONLY, bytes);
     *err = CL_SUCCESS;
     if (!m)
-        m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
-                           bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
+        m = clc__create_buffer(ctx, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0), bytes,
+                               in_place ? (void *)(uintptr_t)data : NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (!in_place) {
@@ -112,7 +112,7 @@ cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *
     cl_mem m = clc__pool_take(ctx, flags, bytes);
     *err = CL_SUCCESS;
     if (!m)
-        m = clCreateBuffer(ctx->context, flags, bytes, NULL, err);
+        m = clc__create_buffer(ctx, flags, bytes, NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (ctx->poison >= 0) {
@@ -134,6 +134,17 @@ void clc__release_mem(cl_mem *m)
     if (*m)
         clReleaseMemObject(*m);
     *m = NULL;
+}
+
+cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, void *host,
+                          cl_int *err)
+{
+    cl_mem m = clCreateBuffer(ctx->context, flags, bytes, host, err);
+    if ((*err == CL_MEM_OBJECT_ALLOCATION_FAILURE || *err == CL_OUT_OF_RESOURCES ||
+         *err == CL_OUT_OF_HOST_MEMORY) &&
+        clc__pool_drain(ctx) > 0)
+        m = clCreateBuffer(ctx->context, flags, bytes, host, err);
+    return m;
 }
 
 void clc__host_release(clc_context *ctx, cl_mem *m, int idle)

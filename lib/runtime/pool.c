@@ -8,22 +8,25 @@
  * own. So a call hands its buffers back here once it has finished with them, and the next call
  * of the same kind takes them again, as CuPy's and PyTorch's memory pools do. The pool is small
  * (POOL_SLOTS buffers, at most POOL_MOST bytes or a 16th of the device's memory, the oldest
- * dropped first), belongs to one context, and is emptied when the context is destroyed. Only
+ * dropped first), belongs to one context, is emptied when the context is destroyed, and when an
+ * allocation finds the device out of memory (clc__pool_drain: the contexts of a batch or of
+ * Python's lanes each keep a pool). Only
  * device-allocated buffers whose last command has finished come back (clc__pool_give's caller
  * has waited on the queue): a buffer taken again is idle whatever queue uses it next. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-enum { POOL_SLOTS = 4 };
+enum { POOL_SLOTS = 8 };
 #define POOL_MOST ((size_t)512 << 20)
 
 struct clc_pool {
-    cl_mem buffer[POOL_SLOTS];
+    cl_mem buffer[POOL_SLOTS]; /* NULL: slot empty */
     cl_mem_flags flags[POOL_SLOTS];
     size_t bytes[POOL_SLOTS];
-    unsigned long age[POOL_SLOTS]; /* when given back; 0: slot empty */
-    unsigned long clock;
+    uint64_t age[POOL_SLOTS]; /* when given back */
+    uint64_t clock;
 };
 
 static size_t pool_limit(const clc_context *ctx)
@@ -41,13 +44,12 @@ cl_mem clc__pool_take(clc_context *ctx, cl_mem_flags flags, size_t bytes)
     /* The smallest that holds `bytes`, and not more than twice as large: a much larger buffer
      * would keep memory from a later call that needs it. */
     for (int i = 0; p && i < POOL_SLOTS; ++i)
-        if (p->age[i] && p->flags[i] == flags && p->bytes[i] >= bytes && p->bytes[i] / 2 <= bytes &&
-            (best < 0 || p->bytes[i] < p->bytes[best]))
+        if (p->buffer[i] && p->flags[i] == flags && p->bytes[i] >= bytes &&
+            p->bytes[i] / 2 <= bytes && (best < 0 || p->bytes[i] < p->bytes[best]))
             best = i;
     if (best >= 0) {
         m = p->buffer[best];
         p->buffer[best] = NULL;
-        p->age[best] = 0;
     }
     clc_mutex_unlock(&ctx->pool_lock);
     return m;
@@ -80,7 +82,7 @@ void clc__pool_give(clc_context *ctx, cl_mem *m)
             size_t held = 0;
             int oldest = -1, empty = -1;
             for (int i = 0; i < POOL_SLOTS; ++i) {
-                if (!p->age[i])
+                if (!p->buffer[i])
                     empty = i;
                 else {
                     held += p->bytes[i];
@@ -97,7 +99,6 @@ void clc__pool_give(clc_context *ctx, cl_mem *m)
             }
             dropped[drops++] = p->buffer[oldest];
             p->buffer[oldest] = NULL;
-            p->age[oldest] = 0;
         }
     }
     clc_mutex_unlock(&ctx->pool_lock);
@@ -107,12 +108,25 @@ void clc__pool_give(clc_context *ctx, cl_mem *m)
     *m = NULL;
 }
 
+int clc__pool_drain(clc_context *ctx)
+{
+    cl_mem dropped[POOL_SLOTS];
+    int drops = 0;
+    clc_mutex_lock(&ctx->pool_lock);
+    for (int i = 0; ctx->pool && i < POOL_SLOTS; ++i)
+        if (ctx->pool->buffer[i]) {
+            dropped[drops++] = ctx->pool->buffer[i];
+            ctx->pool->buffer[i] = NULL;
+        }
+    clc_mutex_unlock(&ctx->pool_lock);
+    for (int i = 0; i < drops; ++i)
+        clReleaseMemObject(dropped[i]);
+    return drops;
+}
+
 void clc__pool_release(clc_context *ctx)
 {
-    clc_pool *p = ctx->pool;
-    for (int i = 0; p && i < POOL_SLOTS; ++i)
-        if (p->age[i])
-            clReleaseMemObject(p->buffer[i]);
-    free(p);
+    clc__pool_drain(ctx);
+    free(ctx->pool);
     ctx->pool = NULL;
 }
