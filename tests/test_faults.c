@@ -629,8 +629,8 @@ static void reduce_faults(void **state)
     every_failure_along(reduce_call, "reduce", NULL);
 }
 
-/* Without failures: a second call of the same size makes no device buffer (it takes the first
- * call's from the pool), and a call after clc_context_destroy's release of a new context does. */
+/* Without failures: later calls of the same size make no device buffer (they take the first
+ * call's from the pool). */
 static void pool_reuses_buffers(void **state)
 {
     (void)state;

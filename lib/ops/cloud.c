@@ -391,11 +391,12 @@ typedef struct dense_scratch {
 } dense_scratch;
 
 /* Releases what exists and forgets it, so that a second call (a failed scratch_create, then the
- * caller's cleanup) releases nothing twice. */
-static void scratch_release(dense_scratch *s)
+ * caller's cleanup) releases nothing twice; idle: no command uses them any more (they may be
+ * kept for the next call, clc__host_release). */
+static void scratch_release(clc_context *ctx, dense_scratch *s, int idle)
 {
-    clc__release_mem(&s->counts);
-    clc__release_mem(&s->totals);
+    clc__host_release(ctx, &s->counts, idle);
+    clc__host_release(ctx, &s->totals, idle);
 }
 
 static clc_status scratch_create(clc_context *ctx, const cloud_shape *shape, cl_mem totals,
@@ -409,7 +410,7 @@ static clc_status scratch_create(clc_context *ctx, const cloud_shape *shape, cl_
     else if (err == CL_SUCCESS && (err = clRetainMemObject(totals)) == CL_SUCCESS)
         s->totals = totals;
     if (err != CL_SUCCESS) {
-        scratch_release(s);
+        scratch_release(ctx, s, 0);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud scratch)");
     }
     return CLC_SUCCESS;
@@ -531,7 +532,7 @@ static clc_status enqueue_all(clc_context *ctx, const char *opts, const frame_ar
         st = enqueue_count(ctx, opts, frame, shape, &scratch, num_events, wait_list);
     if (st == CLC_SUCCESS)
         st = enqueue_write(ctx, opts, frame, shape, &scratch, points, colors, 0, NULL, event);
-    scratch_release(&scratch);
+    scratch_release(ctx, &scratch, 0);
     return st;
 }
 
@@ -867,8 +868,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
     *count = total;
-    clc__host_release(ctx, &scratch.counts, err == CL_SUCCESS);
-    clc__host_release(ctx, &scratch.totals, err == CL_SUCCESS);
+    scratch_release(ctx, &scratch, err == CL_SUCCESS);
     host_io_release(ctx, &io, err == CL_SUCCESS);
     if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
         *count = 0;

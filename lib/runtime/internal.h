@@ -230,7 +230,9 @@ void clc__pool_give(clc_context *ctx, cl_mem *m);
 int clc__pool_drain(clc_context *ctx);
 /* Releases every kept buffer and the pool (context destruction). */
 void clc__pool_release(clc_context *ctx);
-/* clCreateBuffer, tried once more after clc__pool_drain when the device is out of memory. */
+/* A buffer of `bytes` (maybe more): without host memory, a kept one when one fits; else
+ * clCreateBuffer, tried once more after clc__pool_drain when the device is out of memory. NULL
+ * with *err on failure. */
 cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, void *host,
                           cl_int *err);
 /* The end of a host-pointer call for one of its buffers: kept when the call's final wait

@@ -79,11 +79,8 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
 cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err)
 {
     const int in_place = clc__host_in_place(ctx);
-    cl_mem m = in_place ? NULL : clc__pool_take(ctx, CL_MEM_READ_ONLY, bytes);
-    *err = CL_SUCCESS;
-    if (!m)
-        m = clc__create_buffer(ctx, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0), bytes,
-                               in_place ? (void *)(uintptr_t)data : NULL, err);
+    cl_mem m = clc__create_buffer(ctx, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
+                                  bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (!in_place) {
@@ -109,10 +106,7 @@ cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)
 
 cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *err)
 {
-    cl_mem m = clc__pool_take(ctx, flags, bytes);
-    *err = CL_SUCCESS;
-    if (!m)
-        m = clc__create_buffer(ctx, flags, bytes, NULL, err);
+    cl_mem m = clc__create_buffer(ctx, flags, bytes, NULL, err);
     if (*err != CL_SUCCESS)
         return NULL;
     if (ctx->poison >= 0) {
@@ -139,7 +133,11 @@ void clc__release_mem(cl_mem *m)
 cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, void *host,
                           cl_int *err)
 {
-    cl_mem m = clCreateBuffer(ctx->context, flags, bytes, host, err);
+    cl_mem m = host ? NULL : clc__pool_take(ctx, flags, bytes);
+    *err = CL_SUCCESS;
+    if (m)
+        return m;
+    m = clCreateBuffer(ctx->context, flags, bytes, host, err);
     if ((*err == CL_MEM_OBJECT_ALLOCATION_FAILURE || *err == CL_OUT_OF_RESOURCES ||
          *err == CL_OUT_OF_HOST_MEMORY) &&
         clc__pool_drain(ctx) > 0)

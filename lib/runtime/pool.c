@@ -10,9 +10,9 @@
  * (POOL_SLOTS buffers, at most POOL_MOST bytes or a 16th of the device's memory, the oldest
  * dropped first), belongs to one context, is emptied when the context is destroyed, and when an
  * allocation finds the device out of memory (clc__pool_drain: the contexts of a batch or of
- * Python's lanes each keep a pool). Only
- * device-allocated buffers whose last command has finished come back (clc__pool_give's caller
- * has waited on the queue): a buffer taken again is idle whatever queue uses it next. */
+ * Python's lanes each keep a pool). Only device-allocated buffers whose last command has
+ * finished (clc__pool_give's caller has waited on the queue) and that nothing else holds come
+ * back: a buffer taken again is idle whatever queue uses it next. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -60,13 +60,17 @@ void clc__pool_give(clc_context *ctx, cl_mem *m)
     if (!*m)
         return;
     /* What it is, from the buffer itself: one taken from the pool may be larger than its call
-     * asked for. The caller's own memory (CL_MEM_USE_HOST_PTR) is never kept. */
+     * asked for. The caller's own memory (CL_MEM_USE_HOST_PTR) is never kept, nor a buffer
+     * another holder retains (a caller's, passed through). */
     cl_mem_flags flags = 0;
     size_t bytes = 0;
+    cl_uint holders = 0;
     const int keep =
         clGetMemObjectInfo(*m, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
         clGetMemObjectInfo(*m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS &&
-        !(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR));
+        clGetMemObjectInfo(*m, CL_MEM_REFERENCE_COUNT, sizeof holders, &holders, NULL) ==
+            CL_SUCCESS &&
+        holders == 1 && !(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR));
     cl_mem dropped[POOL_SLOTS + 1];
     int drops = 0;
     clc_mutex_lock(&ctx->pool_lock);
