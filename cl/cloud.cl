@@ -282,11 +282,25 @@ inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts
 }
 #endif
 
-/* Writes the valid samples of rows [j0, j1) from slot `at` on, in pixel order, by a work-group
- * of l items (scratch: 2 * l values). */
-inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l,
-                      uint at, __global float *restrict pts, __global uchar *restrict cls,
-                      __local ulong *scratch)
+/* Sample i of a run of rows (at (k, j)): where u16 rows are back to back at stride 1 (`packed`)
+ * read at its place in `run`, which spares the row's address a sample; else by sample(). */
+inline float sample_run(const frame_t *fr, const int packed, const __global ushort *run,
+                        const uint i, const uint k, const uint j, int *valid)
+{
+#ifdef DEPTH_U16
+    if (packed) {
+        const uint raw = run[i];
+        *valid = raw != 0 && raw < fr->raw_limit;
+        return (float)raw * fr->inv_scale;
+    }
+#endif
+    return sample(fr, k, j, valid);
+}
+
+/* write_run for rows read as a run (`packed`, a constant at each call) or by sample(). */
+inline void write_run_as(const frame_t *fr, const int packed, const uint j0, const uint j1,
+                         const uint lid, const uint l, uint at, __global float *restrict pts,
+                         __global uchar *restrict cls, __local ulong *scratch)
 {
     const uint sw = fr->sw;
     /* The tile's rows as one run of n samples, in rounds of PLANES planes of l: sample
@@ -295,6 +309,7 @@ inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uin
      * samples are loaded before this round's scan, so their latency hides behind it. */
     const uint n = j1 > j0 ? (j1 - j0) * sw : 0;
     uint k = lid % sw, j = j0 + lid / sw;
+    const __global ushort *run = (const __global ushort *)(fr->depth + j0 * fr->depth_pitch);
     float z[PLANES], zn[PLANES];
     uint ks[PLANES], js[PLANES], kn[PLANES], jn[PLANES];
     ulong flags = 0, flags_next = 0;
@@ -302,7 +317,7 @@ inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uin
         int valid = 0;
         ks[t] = k, js[t] = j, z[t] = 0.0f;
         if (t * l + lid < n)
-            z[t] = sample(fr, k, j, &valid);
+            z[t] = sample_run(fr, packed, run, t * l + lid, k, j, &valid);
         flags |= (ulong)valid << (FIELD * t);
         advance(&k, &j, l, sw);
     }
@@ -314,12 +329,13 @@ inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uin
                 int valid = 0;
                 kn[t] = k, jn[t] = j, zn[t] = 0.0f;
                 if (next + t * l + lid < n)
-                    zn[t] = sample(fr, k, j, &valid);
+                    zn[t] = sample_run(fr, packed, run, next + t * l + lid, k, j, &valid);
                 flags_next |= (ulong)valid << (FIELD * t);
                 advance(&k, &j, l, sw);
             }
         ulong totals_here;
         const ulong before = scan_packed(scratch, lid, l, flags, &totals_here) - flags;
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
         uint base = at;
         for (uint t = 0; t < PLANES; ++t) {
             if ((flags >> (FIELD * t)) & 1ul) {
@@ -329,11 +345,28 @@ inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uin
             base += (uint)((totals_here >> (FIELD * t)) & FIELD_MASK);
         }
         at = base;
-        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is rewritten next round */
         flags = flags_next;
         for (uint t = 0; t < PLANES; ++t)
             z[t] = zn[t], ks[t] = kn[t], js[t] = jn[t];
     }
+}
+
+/* Writes the valid samples of rows [j0, j1) from slot `at` on, in pixel order, by a work-group
+ * of l items (scratch: 2 * l values). Built twice, so that neither copy tests `packed` a sample:
+ * reading back-to-back rows as a run took 64 VGA frames from 0.125 to 0.108 ms on the H200, but
+ * with the test left in the loop NVIDIA's compiler made the two-pass kernel 60% slower
+ * (docs/perf/h200-session4.md). */
+inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uint lid, const uint l,
+                      uint at, __global float *restrict pts, __global uchar *restrict cls,
+                      __local ulong *scratch)
+{
+#ifdef DEPTH_U16
+    if (fr->stride == 1 && fr->depth_pitch == (ulong)fr->sw * sizeof(depth_t)) {
+        write_run_as(fr, 1, j0, j1, lid, l, at, pts, cls, scratch);
+        return;
+    }
+#endif
+    write_run_as(fr, 0, j0, j1, lid, l, at, pts, cls, scratch);
 }
 
 /* Pass 2: tile g of frame f sums the counts of tiles 0..g-1 of its frame (its first slot),

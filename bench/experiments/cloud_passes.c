@@ -1,10 +1,11 @@
 /* Experiment (not built by CMake): times cloud_count and cloud_dense (or cloud_onepass) of a
  * cloud.cl variant alone, with event timestamps, and checks every point against a serial
- * reference. Used for docs/perf/h200-cloud-tiles.md and docs/perf/h200-cloud-onepass.md.
+ * reference. Used for docs/perf/h200-cloud-tiles.md, h200-cloud-onepass.md and h200-session4.md.
  *   cc -O2 -std=c11 -o cloud_passes cloud_passes.c -lOpenCL -lm
  *   ./cloud_passes FILE.cl PLATFORM-SUBSTRING W H FRAMES LOCAL TILE-ROWS REPEATS GROUPS [one]
- * "one": the one-pass kernel instead of the two passes; BUSY=1 in the environment also prints
- * where the passes fall behind a busy 256 MiB copy (times relative to its end). */
+ * "one": the one-pass kernel instead of the two passes; OPTS in the environment adds build
+ * options to -DDEPTH_U16; BUSY=1 in the environment also prints where the passes fall behind a
+ * busy 256 MiB copy (times relative to its end). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -119,7 +120,9 @@ int main(int argc, char **argv)
     CK(err);
     cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
     CK(err);
-    if (clBuildProgram(prog, 1, &d, "-DDEPTH_U16", NULL, NULL)) {
+    char opts[512];
+    snprintf(opts, sizeof opts, "-DDEPTH_U16 %s", getenv("OPTS") ? getenv("OPTS") : "");
+    if (clBuildProgram(prog, 1, &d, opts, NULL, NULL)) {
         char log[20000];
         clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
         fprintf(stderr, "%s\n", log);
@@ -290,11 +293,12 @@ int main(int argc, char **argv)
         total += at;
     }
     double bytes = 2.0 * px + 12.0 * total;
-    printf("%s %ux%u x%u local %zu tile %u groups %u: count %.4f dense %.4f span %.4f ms (%.0f "
-           "GB/s, %.0f frames/s); back-to-back %.4f ms (%.0f GB/s, %.0f frames/s); wrong points "
-           "%zu, wrong totals %zu\n",
-           file, sw, sh, frames, local, tile, groups, tc[reps / 2], td[reps / 2], ts[reps / 2],
-           bytes / ts[reps / 2] * 1e-6, frames / ts[reps / 2] * 1e3, b2b, bytes / b2b * 1e-6,
-           frames / b2b * 1e3, bad, badcount);
+    printf(
+        "%s [%s] %ux%u x%u local %zu tile %u groups %u: count %.4f dense %.4f span %.4f ms (%.0f "
+        "GB/s, %.0f frames/s); back-to-back %.4f ms (%.0f GB/s, %.0f frames/s); wrong points "
+        "%zu, wrong totals %zu\n",
+        file, opts, sw, sh, frames, local, tile, groups, tc[reps / 2], td[reps / 2], ts[reps / 2],
+        bytes / ts[reps / 2] * 1e-6, frames / ts[reps / 2] * 1e3, b2b, bytes / b2b * 1e-6,
+        frames / b2b * 1e3, bad, badcount);
     return bad || badcount;
 }
