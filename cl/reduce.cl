@@ -407,11 +407,11 @@ inline acc_t fold_strided(const __global S *restrict x, ulong n, ulong first, ul
 #define STEP(v, q) (s += CAT(convert_, CAT(ACCN, VW))(v))
 #else
         /* Each lane's best, and the step it came from (its quad is first + step * stride; the
-         * host keeps the steps under 2^32). Under 8-byte elements the step is 32 bits and a NaN
-         * costs two compares, not three: on the H200 argmax f32 0.31 -> 0.28 ms, u8 0.82 -> 0.61
-         * (docs/perf/h200-session4.md). 8-byte elements keep a 64-bit step (their mask is 64
-         * bits anyway) and the three tests, which measured faster there for double (0.28
-         * against 0.32 ms). */
+         * host keeps the steps under 2^31). Under 8-byte elements the lanes keep their steps in
+         * 32 bits and a NaN costs two compares, not three: on the H200 argmax f32 0.31 -> 0.28
+         * ms, u8 0.82 -> 0.61 (docs/perf/h200-session4.md). 8-byte elements keep them in 64 bits
+         * (their mask is 64 bits anyway) and the three tests, which measured faster there for
+         * double (0.28 against 0.32 ms). */
 #if VW == 2
 #define STEP_T ulong
 #define STEP_MASK(take) (take)

@@ -157,8 +157,8 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         const size_t needed = (count + local * 16 - 1) / (local * 16);
         if (needed < groups)
             groups = needed;
-        /* An item counts its steps in 32 bits (the kernel's argmin/argmax): enough items that
-         * none takes 2^32 of them, whatever the device's memory. */
+        /* An item counts its steps in 32 bits (min, max, argmin, argmax): enough items that
+         * none takes 2^31 of them, whatever the device's memory. */
         const size_t most = (size_t)UINT32_MAX / 2;
         if (count / (groups * local) >= most)
             groups = count / (local * most) + 1;
