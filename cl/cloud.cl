@@ -54,14 +54,26 @@ typedef struct {
             stride, raw_limit, has_color, inv_scale, trunc, inv_fx, inv_fy, cx, cy                 \
     }
 
+/* The depth of a raw u16 sample in metres, and whether it is valid. */
+inline float depth_of_raw(const frame_t *fr, const uint raw, int *valid)
+{
+    *valid = raw != 0 && raw < fr->raw_limit;
+    return (float)raw * fr->inv_scale;
+}
+
+/* Whether u16 rows lie back to back in memory (stride 1, no padding), so that a tile's rows can
+ * be read as one run of samples. */
+inline int rows_packed(const frame_t *fr)
+{
+    return fr->stride == 1 && fr->depth_pitch == (ulong)fr->sw * sizeof(ushort);
+}
+
 /* Depth of sampled pixel (k, j) in metres, and whether it is valid. */
 inline float sample(const frame_t *fr, uint k, uint j, int *valid)
 {
     const __global uchar *row = fr->depth + (ulong)(j * fr->stride) * fr->depth_pitch;
 #ifdef DEPTH_U16
-    const uint raw = ((const __global ushort *)row)[k * fr->stride];
-    *valid = raw != 0 && raw < fr->raw_limit;
-    return (float)raw * fr->inv_scale;
+    return depth_of_raw(fr, ((const __global ushort *)row)[k * fr->stride], valid);
 #else
     const float z = ((const __global float *)row)[k * fr->stride];
     *valid = z > 0.0f && z < fr->trunc;
@@ -144,7 +156,7 @@ inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uin
     const uint sw = fr->sw, n = j1 > j0 ? (j1 - j0) * sw : 0;
     uint c = 0;
 #ifdef DEPTH_U16 /* float depth counts one sample at a time, by sample()'s very compares */
-    if (fr->stride == 1 && fr->depth_pitch == (ulong)sw * sizeof(depth_t)) {
+    if (rows_packed(fr)) {
         const __global depth_t *run = (const __global depth_t *)(fr->depth + j0 * fr->depth_pitch);
         const uint chunks = n / VEC;
         for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
@@ -288,11 +300,8 @@ inline float sample_run(const frame_t *fr, const int packed, const __global usho
                         const uint i, const uint k, const uint j, int *valid)
 {
 #ifdef DEPTH_U16
-    if (packed) {
-        const uint raw = run[i];
-        *valid = raw != 0 && raw < fr->raw_limit;
-        return (float)raw * fr->inv_scale;
-    }
+    if (packed)
+        return depth_of_raw(fr, run[i], valid);
 #endif
     return sample(fr, k, j, valid);
 }
@@ -361,7 +370,7 @@ inline void write_run(const frame_t *fr, const uint j0, const uint j1, const uin
                       __local ulong *scratch)
 {
 #ifdef DEPTH_U16
-    if (fr->stride == 1 && fr->depth_pitch == (ulong)fr->sw * sizeof(depth_t)) {
+    if (rows_packed(fr)) {
         write_run_as(fr, 1, j0, j1, lid, l, at, pts, cls, scratch);
         return;
     }

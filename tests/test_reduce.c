@@ -228,14 +228,15 @@ static void nan_infinity_and_negative_zero_follow_numpy(void **state)
     }
 }
 
-static void put_nan(clc_dtype type, unsigned char *p, size_t at)
+/* Element `at` of a float32, float64 or float16 array: v, or for float16 the bits `half`. */
+static void put_float(clc_dtype type, unsigned char *p, size_t at, double v, uint16_t half)
 {
     if (type == CLC_DTYPE_F32)
-        ((float *)p)[at] = NAN;
+        ((float *)p)[at] = (float)v;
     else if (type == CLC_DTYPE_F64)
-        ((double *)p)[at] = NAN;
+        ((double *)p)[at] = v;
     else
-        ((uint16_t *)p)[at] = 0x7e00;
+        ((uint16_t *)p)[at] = half;
 }
 
 /* argmin/argmax return the first NaN, at any step of a lane, in either shape: on a million
@@ -260,18 +261,13 @@ static void the_first_nan_wins_at_any_step(void **state)
                     const double v = i <= first ? (double)(i % 7) : (up ? 1.0 : -1.0) * (double)i;
                     const uint16_t h =
                         (uint16_t)(i <= first ? 0x3c00 : (up ? 0x4000 : 0xc000) + (i % 0x3b00));
-                    if (kinds[t] == CLC_DTYPE_F32)
-                        ((float *)p)[i] = (float)v;
-                    else if (kinds[t] == CLC_DTYPE_F64)
-                        ((double *)p)[i] = v;
-                    else
-                        ((uint16_t *)p)[i] = h;
+                    put_float(kinds[t], p, i, v, h);
                 }
                 if (lone) {
-                    put_nan(kinds[t], p, late);
+                    put_float(kinds[t], p, late, NAN, 0x7e00);
                 } else {
-                    put_nan(kinds[t], p, first);
-                    put_nan(kinds[t], p, second);
+                    put_float(kinds[t], p, first, NAN, 0x7e00);
+                    put_float(kinds[t], p, second, NAN, 0x7e00);
                 }
                 const size_t want = lone ? late : first;
                 const clc_reduce_op op = up ? CLC_REDUCE_ARGMAX : CLC_REDUCE_ARGMIN;

@@ -11,7 +11,6 @@
 #include <clcompute/clcompute.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 static double now(void)
 {
