@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -398,8 +399,138 @@ static void staged_transfers_give_the_same_results(void **state)
     clc_context_destroy(plain);
 }
 
+/* A context whose host transfers are staged and timed (as on a GPU with its own memory): the
+ * CPU device is made to stage, and timing moves 3 MiB + 5 a variant rather than 128 MiB. */
+static clc_context *timed_staging_context(const char *dir)
+{
+    clc_context_options options = fixture_options();
+    options.cache = CLC_CACHE_ON;
+    options.cache_dir = dir;
+    clc_context *ctx = fixture_context(&options);
+    ctx->staging_mode = CLC_STAGING_ALWAYS;
+    ctx->staging_fixed = 0;
+    ctx->staging_probe = (3u << 20) + 5;
+    return ctx;
+}
+
+/* Staging chunks and threads are timed on the first staged transfer, stored, read back by the
+ * next context, and scaled down for small transfers; the transfers stay exact. */
+static void staging_is_timed_stored_and_reused(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("staging");
+    clc_context *ctx = timed_staging_context(dir);
+    const size_t probe = ctx->staging_probe;
+    size_t chunk = 0, small = 0, tiny = 0;
+    unsigned threads = 0, again = 0;
+    assert_int_equal(clc__staging_plan(ctx, probe, &chunk, &threads), CL_SUCCESS);
+    assert_true(chunk == 16u << 20 || chunk == 32u << 20);
+    assert_true(threads == 2 || threads == 4 || threads == 8 || threads == 16);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    assert_true(clc__staging_threads_fit(threads, cores));
+    assert_int_equal(fixture_count_files(dir), 1); /* the choice; no program was built */
+    /* Transfers of at least the timed size use whole buffers; a quarter of it, half a chunk; a
+     * sliver, a megabyte (in whole 64 KiB throughout). */
+    assert_int_equal(clc__staging_plan(ctx, 4 * probe, &small, &again), CL_SUCCESS);
+    assert_int_equal(small, chunk);
+    assert_int_equal(clc__staging_plan(ctx, probe / 4, &small, &again), CL_SUCCESS);
+    assert_true(small >= chunk / 2 && small <= chunk / 2 + 65536 && small % 65536 == 0);
+    assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
+    assert_int_equal(tiny, 1u << 20);
+    assert_int_equal(again, threads);
+
+    /* Exact through the timed chunks: a sum of 5 MiB of float32 (several chunks of a megabyte
+     * and more), against the same sum in place. */
+    enum { N = (5 << 18) + 7 };
+    float *data = malloc(N * sizeof *data);
+    assert_non_null(data);
+    for (size_t i = 0; i < N; ++i)
+        data[i] = (float)(i % 1013) * 0.25f - 100.0f;
+    clc_context *plain = fixture_context(NULL);
+    clc_reduce_result x, y;
+    /* First a small transfer (its buffers of a megabyte), then the large one (they grow). */
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, 1001, &x), CLC_SUCCESS);
+    assert_int_equal(clc_reduce(plain, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, 1001, &y), CLC_SUCCESS);
+    assert_memory_equal(&x.f, &y.f, sizeof y.f);
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, N, &x), CLC_SUCCESS);
+    assert_int_equal(clc_reduce(plain, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, N, &y), CLC_SUCCESS);
+    assert_memory_equal(&x.f, &y.f, sizeof y.f);
+    clc_context_destroy(plain);
+    clc_context_destroy(ctx);
+    free(data);
+
+    /* The next context reads the choice rather than timing again: its timing could not even
+     * start (no memory for the probe), and without a choice a sliver would take 8 MiB chunks. */
+    ctx = timed_staging_context(dir);
+    ctx->staging_probe = (size_t)1 << 62;
+    assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 62, &small, &again), CL_SUCCESS);
+    assert_int_equal(small, chunk);
+    assert_int_equal(again, threads);
+    assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
+    assert_int_equal(tiny, 1u << 20);
+    clc_context_destroy(ctx);
+    /* Where timing cannot run and nothing is stored: the untimed chunk (8 MiB; an odd few KiB
+     * under CLCOMPUTE_STAGING=always) for every transfer. */
+    char *empty = fixture_temp_dir("staging-none");
+    ctx = timed_staging_context(empty);
+    ctx->staging_probe = (size_t)1 << 62;
+    assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
+    assert_int_equal(tiny, ctx->staging_chunk);
+    assert_true(tiny == 8u << 20 || tiny == 4099);
+    assert_int_equal(again, clc__copier_default_threads());
+    assert_int_equal(fixture_count_files(empty), 0);
+    clc_context_destroy(ctx);
+    fixture_remove_dir(empty);
+    free(empty);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+/* The thread counts timed: a quarter of the host's cores to all of them; at least 2; 16 on the
+ * largest hosts. */
+static void staging_candidates_suit_the_host(void **state)
+{
+    (void)state;
+    const struct {
+        long cores;
+        int fits[4]; /* 2, 4, 8, 16 threads */
+    } hosts[] = {{1, {1, 0, 0, 0}},  {2, {1, 0, 0, 0}},  {4, {1, 1, 0, 0}},
+                 {16, {0, 1, 1, 1}}, {32, {0, 0, 1, 1}}, {128, {0, 0, 0, 1}}};
+    const unsigned threads[4] = {2, 4, 8, 16};
+    for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; ++h)
+        for (int t = 0; t < 4; ++t)
+            assert_int_equal(clc__staging_threads_fit(threads[t], hosts[h].cores),
+                             hosts[h].fits[t]);
+}
+
+/* CLCOMPUTE_STAGING_CHUNK and _THREADS set both: no timing, and every transfer uses the chunk
+ * as given, however small. */
+static void staging_switches_are_not_timed(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("staging-set");
+    clc_context_options options = fixture_options();
+    options.cache = CLC_CACHE_ON;
+    options.cache_dir = dir;
+    setenv("CLCOMPUTE_STAGING", "always", 1);
+    setenv("CLCOMPUTE_STAGING_CHUNK", "3000000", 1);
+    clc_context *ctx = fixture_context(&options);
+    unsetenv("CLCOMPUTE_STAGING_CHUNK");
+    unsetenv("CLCOMPUTE_STAGING");
+    size_t chunk = 0;
+    unsigned threads = 0;
+    assert_int_equal(clc__staging_plan(ctx, 1, &chunk, &threads), CL_SUCCESS);
+    assert_int_equal(chunk, 3000000);
+    assert_int_equal(threads, clc__copier_default_threads());
+    assert_int_equal(fixture_count_files(dir), 0);
+    clc_context_destroy(ctx);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
 /* The staging copier: copies split over threads are memcpy, for odd sizes and thread counts,
- * small copies included; one thread (NULL) is memcpy too. */
+ * small copies included, on all of a copier's threads or fewer; one thread (NULL) is memcpy
+ * too. */
 static void copies_over_threads_are_exact(void **state)
 {
     (void)state;
@@ -415,7 +546,8 @@ static void copies_over_threads_are_exact(void **state)
         for (int round = 0; round < 3; ++round) /* the threads take job after job */
             for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
                 memset(dst, 0xA5, sizes[k] + 64);
-                clc__copier_memcpy(c, dst + 3, src + 7, sizes[k]);
+                /* all of its threads, or fewer (staging tuning times fewer) */
+                clc__copier_memcpy(c, round == 2 ? 2 : threads[t], dst + 3, src + 7, sizes[k]);
                 assert_memory_equal(dst + 3, src + 7, sizes[k]);
                 assert_int_equal(dst[2], 0xA5);
                 assert_int_equal(dst[3 + sizes[k]], 0xA5);
@@ -439,6 +571,9 @@ int main(void)
         cmocka_unit_test(peers_share_pinned_memory),
         cmocka_unit_test(staged_transfers_give_the_same_results),
         cmocka_unit_test(copies_over_threads_are_exact),
+        cmocka_unit_test(staging_is_timed_stored_and_reused),
+        cmocka_unit_test(staging_switches_are_not_timed),
+        cmocka_unit_test(staging_candidates_suit_the_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* Experiment (not built by CMake): times cloud_count and cloud_dense (or cloud_onepass) of a
  * cloud.cl variant alone, with event timestamps, and checks every point against a serial
  * reference. Used for docs/perf/h200-cloud-tiles.md, h200-cloud-onepass.md and h200-session4.md.
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "timing.h"
 #define CK(x)                                                                                      \
     do {                                                                                           \
         cl_int e_ = (x);                                                                           \
@@ -21,11 +24,6 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 static double ev_ms(cl_event a, cl_event b)
 {
     cl_ulong s, e;

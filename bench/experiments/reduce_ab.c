@@ -12,17 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+
+#include "timing.h"
 int main(int argc, char **argv)
 {
     const char *tag = argc > 1 ? argv[1] : "";

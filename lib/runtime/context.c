@@ -30,12 +30,18 @@ static clc_context *context_alloc(void)
                         : sw[CLC_SW_STAGING].value == 1 ? CLC_STAGING_ALWAYS
                         : sw[CLC_SW_STAGING].value == 2 ? CLC_STAGING_SHARED
                                                         : CLC_STAGING_AUTO;
-    ctx->staging_chunk = ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099 : (size_t)8 << 20;
-    /* Threads copying between the caller's memory and the pinned staging buffers (copier.c);
-     * CLCOMPUTE_STAGING_THREADS=N (1 to 64) sets another count, to measure. */
+    /* The staging chunk and the threads copying it (copier.c) are timed per device on the first
+     * staged transfer (staging.c); CLCOMPUTE_STAGING_CHUNK=BYTES and CLCOMPUTE_STAGING_THREADS=N
+     * set them instead, to measure, and what either leaves unset takes the untimed default. */
+    ctx->staging_chunk = sw[CLC_SW_STAGING_CHUNK].value > 0 ? (size_t)sw[CLC_SW_STAGING_CHUNK].value
+                         : ctx->staging_mode == CLC_STAGING_ALWAYS ? 4099
+                                                                   : (size_t)8 << 20;
     ctx->staging_threads = sw[CLC_SW_STAGING_THREADS].value > 0
                                ? (unsigned)sw[CLC_SW_STAGING_THREADS].value
                                : clc__copier_default_threads();
+    ctx->staging_fixed = sw[CLC_SW_STAGING_CHUNK].value > 0 ||
+                         sw[CLC_SW_STAGING_THREADS].value > 0 ||
+                         ctx->staging_mode == CLC_STAGING_ALWAYS;
     /* CLCOMPUTE_POISON=0..255: the differential check for kernels reading unwritten memory
      * (docs/reliability.md); results must not change with the byte. */
     ctx->poison = sw[CLC_SW_POISON].value >= 0 ? sw[CLC_SW_POISON].value : -1;

@@ -111,10 +111,10 @@ void clc__copier_destroy(clc_copier *c)
     free(c);
 }
 
-void clc__copier_memcpy(clc_copier *c, void *dst, const void *src, size_t bytes)
+void clc__copier_memcpy(clc_copier *c, unsigned threads, void *dst, const void *src, size_t bytes)
 {
     /* Below a megabyte a single memcpy is done before threads would have woken. */
-    if (!c || !c->helpers || bytes < ((size_t)1 << 20)) {
+    if (!c || !c->helpers || threads < 2 || bytes < ((size_t)1 << 20)) {
         memcpy(dst, src, bytes);
         return;
     }
@@ -122,7 +122,7 @@ void clc__copier_memcpy(clc_copier *c, void *dst, const void *src, size_t bytes)
     c->dst = dst;
     c->src = src;
     c->bytes = bytes;
-    c->parts = c->helpers + 1;
+    c->parts = threads < c->helpers + 1 ? threads : c->helpers + 1;
     c->part = (bytes + c->parts - 1) / c->parts;
     c->part = (c->part + 63) / 64 * 64; /* whole cache lines a thread */
     c->next = c->finished = 0;

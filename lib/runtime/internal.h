@@ -31,6 +31,7 @@ typedef struct clc_program_entry {
 typedef enum clc_switch {
     CLC_SW_STAGING,
     CLC_SW_STAGING_THREADS,
+    CLC_SW_STAGING_CHUNK,
     CLC_SW_POISON,
     CLC_SW_TUNE,
     CLC_SW_GRAY_SHAPE,
@@ -80,6 +81,8 @@ struct clc_context {
     int staging_mode;         /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
     size_t staging_chunk;     /* bytes a staging buffer holds */
     unsigned staging_threads; /* host threads copying each chunk (CLCOMPUTE_STAGING_THREADS) */
+    int staging_fixed;        /* chunk and threads set, not timed: switches, or "always" */
+    size_t staging_probe;     /* bytes timing moves a variant; 0: 128 MiB (tests set less) */
     int poison; /* CLCOMPUTE_POISON at creation: -1, or the byte scratch buffers start as */
 
     clc_mutex tune_lock; /* guards tuned; held while a family is being timed */
@@ -325,8 +328,9 @@ typedef struct clc_copier clc_copier;
 unsigned clc__copier_default_threads(void);
 clc_copier *clc__copier_create(unsigned threads);
 void clc__copier_destroy(clc_copier *c);
-/* memcpy, split over the threads; c may be NULL. One copy at a time a copier. */
-void clc__copier_memcpy(clc_copier *c, void *dst, const void *src, size_t bytes);
+/* memcpy, split over at most `threads` of the copier's threads (the caller's among them); c may
+ * be NULL. One copy at a time a copier. */
+void clc__copier_memcpy(clc_copier *c, unsigned threads, void *dst, const void *src, size_t bytes);
 
 /* ---- pinned host memory (pinned.c) ---- */
 
@@ -341,6 +345,11 @@ cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t b
 cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes);
 /* Unmaps and releases the staging buffers, if any. */
 void clc__staging_release(clc_context *ctx);
+/* The chunk a staged transfer of `bytes` uses, and the threads copying it; makes the staging
+ * buffers (timing them first, where that applies) if the context has none yet. For tests. */
+cl_int clc__staging_plan(clc_context *ctx, size_t bytes, size_t *chunk, unsigned *threads);
+/* Whether `threads` copier threads are a candidate worth timing on a host of `cores` cores. */
+int clc__staging_threads_fit(unsigned threads, long cores);
 
 /* Sets kernel arguments 0..count-1; the message names the kernel and argument that failed. */
 clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_name,

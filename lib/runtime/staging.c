@@ -14,17 +14,34 @@
  * on the first staged transfer, so contexts on CPUs and integrated GPUs never hold them. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
-/* Chunks are 8 MiB (ctx->staging_chunk): large enough that a DMA's fixed cost is small beside
- * it (0.2 ms of PCIe 5 at 50 GB/s), small enough that the first and last chunk, which do not
- * overlap, cost little. */
+/* How large a chunk is, and how many threads copy it, is timed per device (below): on the H200
+ * host one copier thread manages 10 GB/s into pinned memory and each DMA costs about 80 us
+ * besides its bytes, so a 1 GiB upload took 52 ms in 4 MiB chunks, 33 in 8 and 24-25 in 32
+ * (docs/perf/h200-session5.md). A transfer of B bytes then pays, besides its bytes, one chunk's
+ * copy before the DMAs start and a DMA's fixed cost per chunk: least when the chunk grows as
+ * sqrt(B). So the chunk timed on a transfer of TUNE_BYTES serves transfers of that size and
+ * larger (as the largest chunk: the gain beyond it was small, 24-25 ms for 1 GiB in 32 or 64 MiB
+ * chunks, and the buffers stay bounded), and smaller ones take chunks smaller by that root. */
+#define TUNE_BYTES ((size_t)128 << 20)
+#define MIN_CHUNK ((size_t)1 << 20)
+
+static size_t staging_reference(const clc_context *ctx)
+{
+    return ctx->staging_probe ? ctx->staging_probe : TUNE_BYTES;
+}
 
 struct clc_staging {
     cl_mem buffer[2];
     void *host[2];
     cl_event busy[2];   /* the last transfer using each buffer, NULL when idle */
+    size_t capacity;    /* the largest chunk */
+    size_t allocated;   /* bytes each buffer holds: the largest chunk used so far */
+    size_t reference;   /* transfers this large or larger use whole chunks; 0: all do (untimed) */
+    unsigned threads;   /* threads copying a chunk (the copier may have more: tuning) */
     clc_copier *copier; /* the threads that fill and empty the buffers; NULL for one */
 };
 
@@ -39,52 +56,283 @@ static cl_int settle(clc_staging *s, int slot)
     return err;
 }
 
-void clc__staging_release(clc_context *ctx)
+/* Unmaps and releases the buffers, once nothing uses them. */
+static void buffers_drop(clc_staging *s, cl_command_queue queue)
 {
-    clc_staging *s = ctx->staging;
-    if (!s)
-        return;
-    for (int i = 0; i < 2; ++i) {
-        settle(s, i);
-        if (s->host[i])
-            clEnqueueUnmapMemObject(ctx->queue, s->buffer[i], s->host[i], 0, NULL, NULL);
-    }
-    if (ctx->queue)
-        clFinish(ctx->queue);
     for (int i = 0; i < 2; ++i)
+        settle(s, i);
+    if (!s->buffer[0] && !s->buffer[1])
+        return;
+    for (int i = 0; i < 2; ++i)
+        if (s->host[i])
+            clEnqueueUnmapMemObject(queue, s->buffer[i], s->host[i], 0, NULL, NULL);
+    clFinish(queue);
+    for (int i = 0; i < 2; ++i) {
         if (s->buffer[i])
             clReleaseMemObject(s->buffer[i]);
-    clc__copier_destroy(s->copier);
-    free(s);
-    ctx->staging = NULL;
+        s->buffer[i] = NULL, s->host[i] = NULL;
+    }
+    s->allocated = 0;
 }
 
-/* The staging buffers, created on first use; called with staging_lock held. */
-static cl_int staging_get(clc_context *ctx, clc_staging **out)
+/* Two pinned buffers of at least `chunk` bytes, mapped on `queue` for their lifetime. They are
+ * made as large as the chunks in use rather than the largest chunk, so that a context moving
+ * only small frames (a batch worker's 4K image takes 14 MiB chunks) holds only what they need;
+ * a larger chunk later replaces them. */
+static cl_int buffers_fit(clc_context *ctx, cl_command_queue queue, clc_staging *s, size_t chunk)
 {
-    if (ctx->staging) {
-        *out = ctx->staging;
+    if (chunk <= s->allocated)
         return CL_SUCCESS;
-    }
-    clc_staging *s = calloc(1, sizeof *s);
-    if (!s)
-        return CL_OUT_OF_HOST_MEMORY;
-    ctx->staging = s;
+    buffers_drop(s, queue);
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < 2 && err == CL_SUCCESS; ++i) {
         s->buffer[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                      ctx->staging_chunk, NULL, &err);
+                                      chunk, NULL, &err);
         if (err == CL_SUCCESS)
             s->host[i] =
-                clEnqueueMapBuffer(ctx->queue, s->buffer[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                   ctx->staging_chunk, 0, NULL, NULL, &err);
+                clEnqueueMapBuffer(queue, s->buffer[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                   chunk, 0, NULL, NULL, &err);
     }
     if (err != CL_SUCCESS) {
-        clc__staging_release(ctx);
+        buffers_drop(s, queue);
         return err;
     }
-    s->copier = clc__copier_create(ctx->staging_threads);
+    s->allocated = chunk;
+    return CL_SUCCESS;
+}
+
+static void staging_free(clc_staging *s, cl_command_queue queue)
+{
+    if (!s)
+        return;
+    buffers_drop(s, queue);
+    clc__copier_destroy(s->copier);
+    free(s);
+}
+
+/* Staging in chunks of up to `capacity` bytes copied by `threads` threads (the buffers come with
+ * the first transfer). */
+static cl_int staging_make(size_t capacity, unsigned threads, clc_staging **out)
+{
+    clc_staging *s = calloc(1, sizeof *s);
+    if (!s)
+        return CL_OUT_OF_HOST_MEMORY;
+    s->capacity = capacity;
+    s->threads = threads;
+    s->copier = clc__copier_create(threads);
     *out = s;
+    return CL_SUCCESS;
+}
+
+/* The chunk for a transfer of `bytes`: the capacity, or on a tuned context the capacity scaled
+ * by sqrt(bytes / reference), in whole 64 KiB, down to MIN_CHUNK. */
+static size_t chunk_for(const clc_staging *s, size_t bytes)
+{
+    if (!s->reference || bytes >= s->reference)
+        return s->capacity;
+    /* In 64 KiB units u (at most 512 for the tuned 32 MiB), the least c with c^2 >= u^2 * bytes /
+     * reference: integers, without overflow, and without libm. */
+    const uint64_t u = s->capacity >> 16, want = u * u * (uint64_t)bytes / s->reference;
+    uint64_t c = 1;
+    while (c < u && c * c < want)
+        ++c;
+    const size_t chunk = (size_t)c << 16;
+    return chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
+}
+
+/* Bytes in chunk j of a transfer of `bytes` in chunks of `chunk`: a whole chunk, or the rest. */
+static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
+{
+    const size_t off = j * chunk;
+    return bytes - off < chunk ? bytes - off : chunk;
+}
+
+/* dst[0..bytes) = src through s: the host copies chunk i into one buffer while the device
+ * reads chunk i - 1 from the other. Returns when src may be reused. */
+static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
+                            const void *src, size_t bytes)
+{
+    const size_t chunk = chunk_for(s, bytes);
+    cl_int err = buffers_fit(ctx, queue, s, chunk);
+    for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += chunk, ++i) {
+        const int slot = (int)(i % 2);
+        const size_t len = chunk_bytes(chunk, bytes, i);
+        err = settle(s, slot);
+        if (err != CL_SUCCESS)
+            break;
+        clc__copier_memcpy(s->copier, s->threads, s->host[slot], (const unsigned char *)src + off,
+                           len);
+        err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, off, len, s->host[slot], 0, NULL,
+                                   &s->busy[slot]);
+    }
+    return err;
+}
+
+/* Reads chunk j of src into its slot, without waiting. */
+static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, size_t chunk,
+                         size_t bytes, size_t j)
+{
+    const int slot = (int)(j % 2);
+    cl_int err = settle(s, slot);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(queue, src, CL_FALSE, j * chunk, chunk_bytes(chunk, bytes, j),
+                                  s->host[slot], 0, NULL, &s->busy[slot]);
+    return err;
+}
+
+/* dst = src[0..bytes) after the commands already on queue, the other way round: the host copies
+ * chunk i out while the device writes chunk i + 1. Blocking. */
+static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
+                           void *dst, size_t bytes)
+{
+    const size_t chunk = chunk_for(s, bytes), n = (bytes + chunk - 1) / chunk;
+    cl_int err = buffers_fit(ctx, queue, s, chunk);
+    if (err == CL_SUCCESS && n > 0)
+        err = read_chunk(queue, s, src, chunk, bytes, 0);
+    for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
+        if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
+            err = read_chunk(queue, s, src, chunk, bytes, i + 1);
+        if (err == CL_SUCCESS)
+            err = settle(s, (int)(i % 2));
+        if (err == CL_SUCCESS)
+            clc__copier_memcpy(s->copier, s->threads, (unsigned char *)dst + i * chunk,
+                               s->host[i % 2], chunk_bytes(chunk, bytes, i));
+    }
+    if (err != CL_SUCCESS) /* nothing may still be writing into the slots */
+        for (int i = 0; i < 2; ++i)
+            settle(s, i);
+    return err;
+}
+
+/* ---- timing chunk sizes and thread counts (a family of tune.c) ---- */
+
+/* The candidates: chunks of 16 and 32 MiB (8 MiB was never the fastest for 128 MiB on the H200
+ * host, and smaller transfers take smaller chunks anyway), each copied by 2, 4, 8 or 16 threads,
+ * of which only counts from a quarter of the host's cores to all of them run (2 on hosts of one
+ * or two cores, 16 on hosts of more than 64): more threads than cores only wait on each other, and
+ * fewer than a quarter were never the fastest on the H200 host. Six variants there, timed in about
+ * a second. Names are what the disk cache stores. */
+static const size_t tune_chunk_mib[] = {16, 32};
+static const unsigned tune_threads[] = {2, 4, 8, 16};
+#define TUNE_THREADS (sizeof tune_threads / sizeof tune_threads[0])
+#define TUNE_VARIANTS ((int)(sizeof tune_chunk_mib / sizeof tune_chunk_mib[0] * TUNE_THREADS))
+static const char *const tune_names[TUNE_VARIANTS] = {
+    "16 MiB, 2 threads", "16 MiB, 4 threads", "16 MiB, 8 threads", "16 MiB, 16 threads",
+    "32 MiB, 2 threads", "32 MiB, 4 threads", "32 MiB, 8 threads", "32 MiB, 16 threads"};
+
+static size_t variant_chunk(int v)
+{
+    return tune_chunk_mib[(size_t)v / TUNE_THREADS] << 20;
+}
+
+static unsigned variant_threads(int v)
+{
+    return tune_threads[(size_t)v % TUNE_THREADS];
+}
+
+int clc__staging_threads_fit(unsigned threads, long cores)
+{
+    const long most = cores > 2 ? cores : 2;
+    return threads <= most && (4 * (long)threads >= cores || threads == 16);
+}
+
+typedef struct tune_input {
+    size_t bytes;        /* what each run moves each way: TUNE_BYTES, less in tests */
+    unsigned char *host; /* `bytes` of ordinary memory, written up and read back */
+    cl_mem device;
+    clc_staging *staging; /* made on the tuning queue by the first run: the largest candidate */
+    cl_command_queue queue;
+    long cores;
+} tune_input;
+
+static void tune_teardown(void *arg)
+{
+    tune_input *t = arg;
+    if (t->staging)
+        staging_free(t->staging, t->queue);
+    clc__release_mem(&t->device);
+    free(t->host);
+    free(t);
+}
+
+static clc_status tune_setup(clc_context *ctx, void **arg)
+{
+    tune_input *t = calloc(1, sizeof *t);
+    cl_int err = CL_OUT_OF_HOST_MEMORY;
+    if (t && (t->host = malloc(t->bytes = staging_reference(ctx))) != NULL) {
+        /* Touched, so that no run pays the first use of its pages. */
+        memset(t->host, 0x5A, t->bytes);
+        t->device = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, t->bytes, NULL, &err);
+    }
+    if (err != CL_SUCCESS) {
+        if (t)
+            tune_teardown(t);
+        return (clc_status)err;
+    }
+    t->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *arg = t;
+    return CLC_SUCCESS;
+}
+
+/* One upload and one read-back of t->bytes through variant v's chunk and threads. */
+static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
+{
+    tune_input *t = arg;
+    if (!clc__staging_threads_fit(variant_threads(variant), t->cores))
+        return CLC_ERROR_UNSUPPORTED;
+    cl_int err = CL_SUCCESS;
+    if (!t->staging) {
+        t->queue = queue;
+        err = staging_make(variant_chunk(TUNE_VARIANTS - 1), variant_threads(TUNE_VARIANTS - 1),
+                           &t->staging);
+    }
+    if (err == CL_SUCCESS) {
+        /* The largest buffers from the start: no variant's time includes making them. */
+        err = buffers_fit(ctx, queue, t->staging, variant_chunk(TUNE_VARIANTS - 1));
+        t->staging->capacity = variant_chunk(variant);
+        t->staging->threads = variant_threads(variant);
+    }
+    if (err == CL_SUCCESS)
+        err = write_through(ctx, queue, t->staging, t->device, t->host, t->bytes);
+    if (err == CL_SUCCESS)
+        err = read_through(ctx, queue, t->staging, t->device, t->host, t->bytes);
+    return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
+}
+
+/* No kernel: the version names the scheme, so a new one is timed again. */
+static const clc_embedded_source tune_scheme = {"staging", "", 0, "staging-chunks-1"};
+static const clc_tune_family tune_family = {"staging",     &tune_scheme, NULL,     tune_names,
+                                            TUNE_VARIANTS, tune_setup,   tune_run, tune_teardown};
+
+void clc__staging_release(clc_context *ctx)
+{
+    if (!ctx->staging)
+        return;
+    staging_free(ctx->staging, ctx->queue);
+    ctx->staging = NULL;
+}
+
+/* The staging buffers, created on first use: with the chunk and threads that CLCOMPUTE_STAGING_
+ * CHUNK and _THREADS set, else those timed for the device (stored in the disk cache), else 8 MiB
+ * and the copier's default. Called with staging_lock held. */
+static cl_int staging_get(clc_context *ctx, clc_staging **out)
+{
+    if (!ctx->staging) {
+        size_t capacity = ctx->staging_chunk, reference = 0;
+        unsigned threads = ctx->staging_threads;
+        if (!ctx->staging_fixed) {
+            const int v = clc__tune(ctx, &tune_family, -1);
+            if (v >= 0) {
+                capacity = variant_chunk(v), threads = variant_threads(v);
+                reference = staging_reference(ctx);
+            }
+        }
+        cl_int err = staging_make(capacity, threads, &ctx->staging);
+        if (err != CL_SUCCESS)
+            return err;
+        ctx->staging->reference = reference;
+    }
+    *out = ctx->staging;
     return CL_SUCCESS;
 }
 
@@ -109,65 +357,35 @@ int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes)
     }
 }
 
-/* Bytes in chunk j of a transfer of `bytes`: a whole chunk, or the rest. */
-static size_t chunk_bytes(const clc_context *ctx, size_t bytes, size_t j)
-{
-    const size_t off = j * ctx->staging_chunk;
-    return bytes - off < ctx->staging_chunk ? bytes - off : ctx->staging_chunk;
-}
-
 cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes)
 {
-    const size_t CHUNK = ctx->staging_chunk;
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
-    for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += CHUNK, ++i) {
-        const int slot = (int)(i % 2);
-        const size_t len = chunk_bytes(ctx, bytes, i);
-        err = settle(s, slot);
-        if (err != CL_SUCCESS)
-            break;
-        clc__copier_memcpy(s->copier, s->host[slot], (const unsigned char *)src + off, len);
-        err = clEnqueueWriteBuffer(ctx->queue, dst, CL_FALSE, off, len, s->host[slot], 0, NULL,
-                                   &s->busy[slot]);
-    }
-    clc_mutex_unlock(&ctx->staging_lock);
-    return err;
-}
-
-/* Reads chunk j of src into its slot, without waiting. */
-static cl_int read_chunk(clc_context *ctx, clc_staging *s, cl_mem src, size_t bytes, size_t j)
-{
-    const int slot = (int)(j % 2);
-    cl_int err = settle(s, slot);
     if (err == CL_SUCCESS)
-        err =
-            clEnqueueReadBuffer(ctx->queue, src, CL_FALSE, j * ctx->staging_chunk,
-                                chunk_bytes(ctx, bytes, j), s->host[slot], 0, NULL, &s->busy[slot]);
+        err = write_through(ctx, ctx->queue, s, dst, src, bytes);
+    clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
 
 cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes)
 {
-    const size_t CHUNK = ctx->staging_chunk, n = (bytes + CHUNK - 1) / CHUNK;
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
-    if (err == CL_SUCCESS && n > 0)
-        err = read_chunk(ctx, s, src, bytes, 0);
-    for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
-        if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
-            err = read_chunk(ctx, s, src, bytes, i + 1);
-        if (err == CL_SUCCESS)
-            err = settle(s, (int)(i % 2));
-        if (err == CL_SUCCESS)
-            clc__copier_memcpy(s->copier, (unsigned char *)dst + i * CHUNK, s->host[i % 2],
-                               chunk_bytes(ctx, bytes, i));
-    }
-    if (err != CL_SUCCESS && s) /* nothing may still be writing into the slots */
-        for (int i = 0; i < 2; ++i)
-            settle(s, i);
+    if (err == CL_SUCCESS)
+        err = read_through(ctx, ctx->queue, s, src, dst, bytes);
+    clc_mutex_unlock(&ctx->staging_lock);
+    return err;
+}
+
+cl_int clc__staging_plan(clc_context *ctx, size_t bytes, size_t *chunk, unsigned *threads)
+{
+    clc_mutex_lock(&ctx->staging_lock);
+    clc_staging *s = NULL;
+    cl_int err = staging_get(ctx, &s);
+    if (err == CL_SUCCESS)
+        *chunk = chunk_for(s, bytes), *threads = s->threads;
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
