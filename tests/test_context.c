@@ -460,7 +460,8 @@ static void staging_is_timed_stored_and_reused(void **state)
     free(data);
 
     /* The next context reads the choice rather than timing again: its timing could not even
-     * start (no memory for the probe), and without a choice a sliver would take 8 MiB chunks. */
+     * start (a probe larger than the device's largest buffer), and without a choice a sliver
+     * would take the untimed chunk. */
     ctx = timed_staging_context(dir);
     ctx->staging_probe = (size_t)1 << 62;
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 62, &small, &again), CL_SUCCESS);

@@ -257,6 +257,9 @@ static void tune_teardown(void *arg)
 
 static clc_status tune_setup(clc_context *ctx, void **arg)
 {
+    /* A device that cannot hold the probe in one buffer is not timed (nor its host copy made). */
+    if (staging_reference(ctx) > ctx->info.max_alloc_bytes)
+        return CLC_ERROR_UNSUPPORTED;
     tune_input *t = calloc(1, sizeof *t);
     cl_int err = CL_OUT_OF_HOST_MEMORY;
     if (t && (t->host = malloc(t->bytes = staging_reference(ctx))) != NULL) {
