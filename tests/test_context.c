@@ -420,35 +420,31 @@ static void staging_is_timed_stored_and_reused(void **state)
     (void)state;
     char *dir = fixture_temp_dir("staging");
     clc_context *ctx = timed_staging_context(dir);
-    const size_t probe = ctx->staging_probe;
     size_t chunk = 0, small = 0, tiny = 0;
     unsigned threads = 0, again = 0;
-    assert_int_equal(clc__staging_plan(ctx, probe, &chunk, &threads), CL_SUCCESS);
+    assert_int_equal(clc__staging_plan(ctx, 64u << 20, &chunk, &threads), CL_SUCCESS);
     assert_true(chunk == 16u << 20 || chunk == 32u << 20);
     assert_true(threads == 2 || threads == 4 || threads == 8 || threads == 16);
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     assert_true(clc__staging_threads_fit(threads, cores));
     assert_int_equal(fixture_count_files(dir), 1); /* the choice; no program was built */
-    /* Transfers of at least the timed size use whole buffers; a quarter of it, half a chunk; a
-     * sliver, a megabyte (in whole 64 KiB throughout). */
-    assert_int_equal(clc__staging_plan(ctx, 4 * probe, &small, &again), CL_SUCCESS);
-    assert_int_equal(small, chunk);
-    assert_int_equal(clc__staging_plan(ctx, probe / 4, &small, &again), CL_SUCCESS);
-    assert_true(small >= chunk / 2 && small <= chunk / 2 + 65536 && small % 65536 == 0);
+    /* Never a chunk larger than the transfer (in whole 64 KiB). */
     assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
-    assert_int_equal(tiny, 1u << 20);
+    assert_int_equal(tiny, 65536);
+    assert_int_equal(clc__staging_plan(ctx, (5u << 20) + 1, &small, &again), CL_SUCCESS);
+    assert_int_equal(small, (5u << 20) + 65536);
     assert_int_equal(again, threads);
 
-    /* Exact through the timed chunks: a sum of 5 MiB of float32 (several chunks of a megabyte
-     * and more), against the same sum in place. */
-    enum { N = (5 << 18) + 7 };
+    /* Exact through the timed chunks: a sum of 40 MiB of float32 (two or three whole chunks and
+     * a part), against the same sum in place. */
+    enum { N = (10 << 20) + 7 };
     float *data = malloc(N * sizeof *data);
     assert_non_null(data);
     for (size_t i = 0; i < N; ++i)
         data[i] = (float)(i % 1013) * 0.25f - 100.0f;
     clc_context *plain = fixture_context(NULL);
     clc_reduce_result x, y;
-    /* First a small transfer (its buffers of a megabyte), then the large one (they grow). */
+    /* First a small transfer (buffers of 64 KiB), then the large one (they grow). */
     assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, 1001, &x), CLC_SUCCESS);
     assert_int_equal(clc_reduce(plain, CLC_REDUCE_SUM, CLC_DTYPE_F32, data, 1001, &y), CLC_SUCCESS);
     assert_memory_equal(&x.f, &y.f, sizeof y.f);
@@ -460,22 +456,28 @@ static void staging_is_timed_stored_and_reused(void **state)
     free(data);
 
     /* The next context reads the choice rather than timing again: its timing could not even
-     * start (a probe larger than the device's largest buffer), and without a choice a sliver
-     * would take the untimed chunk. */
+     * start (a probe larger than the device's largest buffer), and without a choice it would
+     * take the untimed chunk. Its probe of 2^62 bytes shows the scaling: transfers as large use
+     * whole chunks, a 16th of it a quarter chunk, a quarter of it half a chunk. */
     ctx = timed_staging_context(dir);
     ctx->staging_probe = (size_t)1 << 62;
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 62, &small, &again), CL_SUCCESS);
     assert_int_equal(small, chunk);
     assert_int_equal(again, threads);
-    assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
-    assert_int_equal(tiny, 1u << 20);
+    assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 58, &small, &again), CL_SUCCESS);
+    assert_int_equal(small, chunk / 4);
+    assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 60, &small, &again), CL_SUCCESS);
+    assert_int_equal(small, chunk / 2);
+    assert_int_equal(clc__staging_plan(ctx, ((size_t)1 << 60) + ((size_t)1 << 50), &small, &again),
+                     CL_SUCCESS);
+    assert_int_equal(small, chunk / 2 + 65536); /* rounded up to whole 64 KiB */
     clc_context_destroy(ctx);
     /* Where timing cannot run and nothing is stored: the untimed chunk (8 MiB; an odd few KiB
-     * under CLCOMPUTE_STAGING=always) for every transfer. */
+     * under CLCOMPUTE_STAGING=always) for every transfer as large. */
     char *empty = fixture_temp_dir("staging-none");
     ctx = timed_staging_context(empty);
     ctx->staging_probe = (size_t)1 << 62;
-    assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
+    assert_int_equal(clc__staging_plan(ctx, 9u << 20, &tiny, &again), CL_SUCCESS);
     assert_int_equal(tiny, ctx->staging_chunk);
     assert_true(tiny == 8u << 20 || tiny == 4099);
     assert_int_equal(again, clc__copier_default_threads());
@@ -504,29 +506,35 @@ static void staging_candidates_suit_the_host(void **state)
                              hosts[h].fits[t]);
 }
 
-/* CLCOMPUTE_STAGING_CHUNK and _THREADS set both: no timing, and every transfer uses the chunk
- * as given, however small. */
+/* CLCOMPUTE_STAGING_CHUNK or CLCOMPUTE_STAGING_THREADS, either alone: no timing, and every
+ * transfer as large uses the chunk as given (the other the untimed default). */
 static void staging_switches_are_not_timed(void **state)
 {
     (void)state;
-    char *dir = fixture_temp_dir("staging-set");
-    clc_context_options options = fixture_options();
-    options.cache = CLC_CACHE_ON;
-    options.cache_dir = dir;
-    setenv("CLCOMPUTE_STAGING", "always", 1);
-    setenv("CLCOMPUTE_STAGING_CHUNK", "3000000", 1);
-    clc_context *ctx = fixture_context(&options);
-    unsetenv("CLCOMPUTE_STAGING_CHUNK");
-    unsetenv("CLCOMPUTE_STAGING");
-    size_t chunk = 0;
-    unsigned threads = 0;
-    assert_int_equal(clc__staging_plan(ctx, 1, &chunk, &threads), CL_SUCCESS);
-    assert_int_equal(chunk, 3000000);
-    assert_int_equal(threads, clc__copier_default_threads());
-    assert_int_equal(fixture_count_files(dir), 0);
-    clc_context_destroy(ctx);
-    fixture_remove_dir(dir);
-    free(dir);
+    const char *const names[2] = {"CLCOMPUTE_STAGING_CHUNK", "CLCOMPUTE_STAGING_THREADS"};
+    const char *const values[2] = {"3000000", "3"};
+    for (int k = 0; k < 2; ++k) {
+        char *dir = fixture_temp_dir("staging-set");
+        clc_context_options options = fixture_options();
+        options.cache = CLC_CACHE_ON;
+        options.cache_dir = dir;
+        setenv(names[k], values[k], 1);
+        clc_context *ctx = fixture_context(&options);
+        unsetenv(names[k]);
+        ctx->staging_mode = CLC_STAGING_ALWAYS; /* staged, as on a GPU; timing left as made */
+        ctx->staging_probe = (3u << 20) + 5;
+        size_t chunk = 0;
+        unsigned threads = 0;
+        assert_int_equal(clc__staging_plan(ctx, 10000000, &chunk, &threads), CL_SUCCESS);
+        /* the untimed chunk: 8 MiB, or an odd few KiB where CLCOMPUTE_STAGING=always */
+        assert_int_equal(chunk, k == 0 ? 3000000 : ctx->staging_chunk);
+        assert_true(k == 0 || chunk == 8u << 20 || chunk == 4099);
+        assert_int_equal(threads, k == 0 ? clc__copier_default_threads() : 3);
+        assert_int_equal(fixture_count_files(dir), 0);
+        clc_context_destroy(ctx);
+        fixture_remove_dir(dir);
+        free(dir);
+    }
 }
 
 /* The staging copier: copies split over threads are memcpy, for odd sizes and thread counts,

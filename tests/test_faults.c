@@ -381,17 +381,20 @@ static clc_status cloud_call(const char *cache_dir)
     return st;
 }
 
-/* An argmax on ctx, checked when it succeeds; destroys ctx. */
-static clc_status reduce_on(clc_context *ctx)
+/* An argmax of n int32 on ctx, checked when it succeeds; destroys ctx. */
+static clc_status reduce_on(clc_context *ctx, size_t n)
 {
-    int32_t x[3001];
-    for (int i = 0; i < 3001; ++i)
-        x[i] = (i * 7919) % 1000 - 500;
+    int32_t *x = malloc(n * sizeof *x);
+    if (!x)
+        fail_msg("out of memory");
+    for (size_t i = 0; i < n; ++i)
+        x[i] = (int32_t)((i * 7919) % 1000) - 500;
     clc_reduce_result r, want;
-    const clc_status st = clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, 3001, &r);
-    clc__ref_reduce(CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, 3001, &want, NULL);
+    const clc_status st = clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, n, &r);
+    clc__ref_reduce(CLC_REDUCE_ARGMAX, CLC_DTYPE_I32, x, n, &want, NULL);
     if (st == CLC_SUCCESS && (r.i != want.i || r.index != want.index))
         fail_msg("reduce succeeded with a wrong result (call %u failed)", fail_at);
+    free(x);
     clc_context_destroy(ctx);
     return st;
 }
@@ -400,7 +403,7 @@ static clc_status reduce_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
     const clc_status st = open_context(cache_dir, &ctx);
-    return st != CLC_SUCCESS ? st : reduce_on(ctx);
+    return st != CLC_SUCCESS ? st : reduce_on(ctx, 3001);
 }
 
 /* The reduction again with its transfers staged and the staging timed first, as on a GPU with
@@ -409,13 +412,26 @@ static clc_status reduce_call(const char *cache_dir)
 static clc_status timed_staging_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
-    const clc_status st = open_context(cache_dir, &ctx);
+    clc_status st = open_context(cache_dir, &ctx);
     if (st != CLC_SUCCESS)
         return st;
     ctx->staging_mode = CLC_STAGING_ALWAYS;
     ctx->staging_fixed = 0;
     ctx->staging_probe = (64u << 10) + 3;
-    return reduce_on(ctx);
+    /* A first, small sum leaves buffers of 64 KiB; the argmax's 1.2 MB grows them (where the
+     * larger ones fail, the old ones carry it in their chunks). */
+    float small[100];
+    for (int i = 0; i < 100; ++i)
+        small[i] = (float)i;
+    clc_reduce_result r;
+    st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, small, 100, &r);
+    if (st == CLC_SUCCESS && r.f != 4950.0)
+        fail_msg("sum succeeded with a wrong result (call %u failed)", fail_at);
+    if (st != CLC_SUCCESS) {
+        clc_context_destroy(ctx);
+        return st;
+    }
+    return reduce_on(ctx, 300001);
 }
 
 static clc_status copy_call(const char *cache_dir)

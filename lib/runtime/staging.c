@@ -27,7 +27,6 @@
  * larger (as the largest chunk: the gain beyond it was small, 24-25 ms for 1 GiB in 32 or 64 MiB
  * chunks, and the buffers stay bounded), and smaller ones take chunks smaller by that root. */
 #define TUNE_BYTES ((size_t)128 << 20)
-#define MIN_CHUNK ((size_t)1 << 20)
 
 static size_t staging_reference(const clc_context *ctx)
 {
@@ -75,30 +74,40 @@ static void buffers_drop(clc_staging *s, cl_command_queue queue)
     s->allocated = 0;
 }
 
-/* Two pinned buffers of at least `chunk` bytes, mapped on `queue` for their lifetime. They are
- * made as large as the chunks in use rather than the largest chunk, so that a context moving
- * only small frames (a batch worker's 4K image takes 14 MiB chunks) holds only what they need;
- * a larger chunk later replaces them. */
-static cl_int buffers_fit(clc_context *ctx, cl_command_queue queue, clc_staging *s, size_t chunk)
+/* Two pinned buffers of `bytes`, mapped on `queue` for their lifetime (none after a failure). */
+static cl_int buffers_make(clc_context *ctx, cl_command_queue queue, clc_staging *s, size_t bytes)
 {
-    if (chunk <= s->allocated)
-        return CL_SUCCESS;
-    buffers_drop(s, queue);
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < 2 && err == CL_SUCCESS; ++i) {
         s->buffer[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                      chunk, NULL, &err);
+                                      bytes, NULL, &err);
         if (err == CL_SUCCESS)
             s->host[i] =
                 clEnqueueMapBuffer(queue, s->buffer[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                   chunk, 0, NULL, NULL, &err);
+                                   bytes, 0, NULL, NULL, &err);
     }
-    if (err != CL_SUCCESS) {
+    if (err != CL_SUCCESS)
         buffers_drop(s, queue);
-        return err;
-    }
-    s->allocated = chunk;
-    return CL_SUCCESS;
+    else
+        s->allocated = bytes;
+    return err;
+}
+
+/* Buffers for chunks of *chunk bytes. They are made as large as the chunks in use rather than the
+ * largest chunk, so that a context moving only small frames (a batch worker's 4K image takes
+ * 14 MiB chunks) holds only what they need; a larger chunk replaces them with buffers at least
+ * twice as large (up to the capacity), so that sizes creeping up do not re-pin every time. When
+ * the larger ones cannot be had, buffers of the old size serve, *chunk lowered to it. */
+static cl_int buffers_fit(clc_context *ctx, cl_command_queue queue, clc_staging *s, size_t *chunk)
+{
+    if (*chunk <= s->allocated)
+        return CL_SUCCESS;
+    const size_t old = s->allocated, twice = 2 * old < s->capacity ? 2 * old : s->capacity;
+    buffers_drop(s, queue);
+    cl_int err = buffers_make(ctx, queue, s, *chunk > twice ? *chunk : twice);
+    if (err != CL_SUCCESS && old > 0 && buffers_make(ctx, queue, s, old) == CL_SUCCESS)
+        *chunk = old, err = CL_SUCCESS;
+    return err;
 }
 
 static void staging_free(clc_staging *s, cl_command_queue queue)
@@ -125,19 +134,22 @@ static cl_int staging_make(size_t capacity, unsigned threads, clc_staging **out)
 }
 
 /* The chunk for a transfer of `bytes`: the capacity, or on a tuned context the capacity scaled
- * by sqrt(bytes / reference), in whole 64 KiB, down to MIN_CHUNK. */
+ * by sqrt(bytes / reference), in whole 64 KiB; never more than the transfer (in whole 64 KiB),
+ * which would only pin memory nothing uses. */
 static size_t chunk_for(const clc_staging *s, size_t bytes)
 {
+    const size_t whole = bytes > SIZE_MAX - 0xFFFF ? bytes : (bytes + 0xFFFF) & ~(size_t)0xFFFF;
     if (!s->reference || bytes >= s->reference)
-        return s->capacity;
+        return s->capacity < whole ? s->capacity : whole;
     /* In 64 KiB units u (at most 512 for the tuned 32 MiB), the least c with c^2 >= u^2 * bytes /
-     * reference: integers, without overflow, and without libm. */
-    const uint64_t u = s->capacity >> 16, want = u * u * (uint64_t)bytes / s->reference;
+     * reference, without libm. */
+    const uint64_t u = s->capacity >> 16;
+    const double want = (double)(u * u) * ((double)bytes / (double)s->reference);
     uint64_t c = 1;
-    while (c < u && c * c < want)
+    while (c < u && (double)(c * c) < want)
         ++c;
     const size_t chunk = (size_t)c << 16;
-    return chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
+    return chunk < whole ? chunk : whole;
 }
 
 /* Bytes in chunk j of a transfer of `bytes` in chunks of `chunk`: a whole chunk, or the rest. */
@@ -152,8 +164,8 @@ static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
 static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
                             const void *src, size_t bytes)
 {
-    const size_t chunk = chunk_for(s, bytes);
-    cl_int err = buffers_fit(ctx, queue, s, chunk);
+    size_t chunk = chunk_for(s, bytes);
+    cl_int err = buffers_fit(ctx, queue, s, &chunk);
     for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += chunk, ++i) {
         const int slot = (int)(i % 2);
         const size_t len = chunk_bytes(chunk, bytes, i);
@@ -185,8 +197,9 @@ static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, siz
 static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
                            void *dst, size_t bytes)
 {
-    const size_t chunk = chunk_for(s, bytes), n = (bytes + chunk - 1) / chunk;
-    cl_int err = buffers_fit(ctx, queue, s, chunk);
+    size_t chunk = chunk_for(s, bytes);
+    cl_int err = buffers_fit(ctx, queue, s, &chunk);
+    const size_t n = (bytes + chunk - 1) / chunk;
     if (err == CL_SUCCESS && n > 0)
         err = read_chunk(queue, s, src, chunk, bytes, 0);
     for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
@@ -285,13 +298,20 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
         return CLC_ERROR_UNSUPPORTED;
     cl_int err = CL_SUCCESS;
     if (!t->staging) {
+        /* A copier of as many threads as the most any variant here uses: a copy wakes all of
+         * its threads, so more would tax the variants of fewer. */
+        unsigned most = 2;
+        for (size_t i = 0; i < TUNE_THREADS; ++i)
+            if (clc__staging_threads_fit(tune_threads[i], t->cores) && tune_threads[i] > most)
+                most = tune_threads[i];
         t->queue = queue;
-        err = staging_make(variant_chunk(TUNE_VARIANTS - 1), variant_threads(TUNE_VARIANTS - 1),
-                           &t->staging);
+        err = staging_make(variant_chunk(TUNE_VARIANTS - 1), most, &t->staging);
     }
     if (err == CL_SUCCESS) {
         /* The largest buffers from the start: no variant's time includes making them. */
-        err = buffers_fit(ctx, queue, t->staging, variant_chunk(TUNE_VARIANTS - 1));
+        size_t largest = variant_chunk(TUNE_VARIANTS - 1);
+        t->staging->capacity = largest;
+        err = buffers_fit(ctx, queue, t->staging, &largest);
         t->staging->capacity = variant_chunk(variant);
         t->staging->threads = variant_threads(variant);
     }
@@ -326,7 +346,12 @@ static cl_int staging_get(clc_context *ctx, clc_staging **out)
         if (!ctx->staging_fixed) {
             const int v = clc__tune(ctx, &tune_family, -1);
             if (v >= 0) {
+                /* A choice stored by a host of more cores (a shared cache directory) is held to
+                 * this host's. */
+                const long cores = sysconf(_SC_NPROCESSORS_ONLN);
                 capacity = variant_chunk(v), threads = variant_threads(v);
+                if (cores > 0 && threads > (unsigned long)cores)
+                    threads = cores > 2 ? (unsigned)cores : 2;
                 reference = staging_reference(ctx);
             }
         }
