@@ -489,6 +489,32 @@ static void staging_is_timed_stored_and_reused(void **state)
     free(dir);
 }
 
+/* A malformed switch that shapes the whole context refuses the context, naming it and its
+ * value: counted as unset, a measurement would silently measure the default. */
+static void malformed_context_switches_are_refused(void **state)
+{
+    (void)state;
+    const char *const cases[][3] = {
+        {"CLCOMPUTE_STAGING_CHUNK", "32M", "a number from 1024 to 1073741824"},
+        {"CLCOMPUTE_STAGING_CHUNK", "512", "a number from 1024"},
+        {"CLCOMPUTE_STAGING_THREADS", "0", "a number from 1 to 64"},
+        {"CLCOMPUTE_STAGING", "sometimes", "0 or always or all"},
+        {"CLCOMPUTE_POISON", "256", "a number from 0 to 255"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        setenv(cases[i][0], cases[i][1], 1);
+        clc_context_options options = fixture_options();
+        clc_context *ctx = (clc_context *)&options; /* must come back NULL */
+        const clc_status st = clc_context_create(&options, &ctx);
+        unsetenv(cases[i][0]);
+        assert_int_equal(st, CLC_ERROR_INVALID_ARGUMENT);
+        assert_null(ctx);
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "%s is \"%s\"", cases[i][0], cases[i][1]);
+        assert_non_null(strstr(clc_last_error(), quoted));
+        assert_non_null(strstr(clc_last_error(), cases[i][2]));
+    }
+}
+
 /* The thread counts timed: a quarter of the host's cores to all of them; at least 2; 16 on the
  * largest hosts. */
 static void staging_candidates_suit_the_host(void **state)
@@ -583,6 +609,7 @@ int main(void)
         cmocka_unit_test(staging_is_timed_stored_and_reused),
         cmocka_unit_test(staging_switches_are_not_timed),
         cmocka_unit_test(staging_candidates_suit_the_host),
+        cmocka_unit_test(malformed_context_switches_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

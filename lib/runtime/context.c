@@ -107,6 +107,18 @@ static void setup_cache(clc_context *ctx, const clc_context_options *options)
  * the hand-over. On failure everything the context holds is released. */
 static clc_status complete(clc_context *ctx, const clc_context_options *options, clc_context **out)
 {
+    /* The switches that shape the whole context are refused here when malformed, with their
+     * name: counted as unset, a measurement with CLCOMPUTE_STAGING_CHUNK=32M would silently
+     * measure the default. */
+    static const clc_switch whole[] = {CLC_SW_STAGING, CLC_SW_STAGING_THREADS, CLC_SW_STAGING_CHUNK,
+                                       CLC_SW_POISON};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
+        int value = 0;
+        if (clc__switch(ctx, whole[i], &value) < 0) { /* the message is the thread's now */
+            context_free(ctx);
+            return CLC_ERROR_INVALID_ARGUMENT;
+        }
+    }
     if (!ctx->queue) {
         cl_int err = CL_SUCCESS;
         ctx->queue =
