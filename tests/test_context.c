@@ -399,16 +399,18 @@ static void staged_transfers_give_the_same_results(void **state)
     clc_context_destroy(plain);
 }
 
-/* A context whose host transfers are staged and timed (as on a GPU with its own memory): the
- * CPU device is made to stage, and timing moves 3 MiB + 5 a variant rather than 128 MiB. */
-static clc_context *timed_staging_context(const char *dir)
+/* A context whose host transfers are staged (as on a GPU with its own memory: the CPU device is
+ * made to stage), caching in dir; `timed`: its staging timed even where the switches made it
+ * fixed (CLCOMPUTE_STAGING=always does), moving 3 MiB + 5 a variant rather than 128 MiB. */
+static clc_context *staging_context(const char *dir, int timed)
 {
     clc_context_options options = fixture_options();
     options.cache = CLC_CACHE_ON;
     options.cache_dir = dir;
     clc_context *ctx = fixture_context(&options);
     ctx->staging_mode = CLC_STAGING_ALWAYS;
-    ctx->staging_fixed = 0;
+    if (timed)
+        ctx->staging_fixed = 0;
     ctx->staging_probe = (3u << 20) + 5;
     return ctx;
 }
@@ -419,7 +421,7 @@ static void staging_is_timed_stored_and_reused(void **state)
 {
     (void)state;
     char *dir = fixture_temp_dir("staging");
-    clc_context *ctx = timed_staging_context(dir);
+    clc_context *ctx = staging_context(dir, 1);
     size_t chunk = 0, small = 0, tiny = 0;
     unsigned threads = 0, again = 0;
     assert_int_equal(clc__staging_plan(ctx, 64u << 20, &chunk, &threads), CL_SUCCESS);
@@ -459,7 +461,7 @@ static void staging_is_timed_stored_and_reused(void **state)
      * start (a probe larger than the device's largest buffer), and without a choice it would
      * take the untimed chunk. Its probe of 2^62 bytes shows the scaling: transfers as large use
      * whole chunks, a 16th of it a quarter chunk, a quarter of it half a chunk. */
-    ctx = timed_staging_context(dir);
+    ctx = staging_context(dir, 1);
     ctx->staging_probe = (size_t)1 << 62;
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 62, &small, &again), CL_SUCCESS);
     assert_int_equal(small, chunk);
@@ -475,7 +477,7 @@ static void staging_is_timed_stored_and_reused(void **state)
     /* Where timing cannot run and nothing is stored: the untimed chunk (8 MiB; an odd few KiB
      * under CLCOMPUTE_STAGING=always) for every transfer as large. */
     char *empty = fixture_temp_dir("staging-none");
-    ctx = timed_staging_context(empty);
+    ctx = staging_context(empty, 1);
     ctx->staging_probe = (size_t)1 << 62;
     assert_int_equal(clc__staging_plan(ctx, 9u << 20, &tiny, &again), CL_SUCCESS);
     assert_int_equal(tiny, ctx->staging_chunk);
@@ -541,14 +543,9 @@ static void staging_switches_are_not_timed(void **state)
     const char *const values[2] = {"3000000", "3"};
     for (int k = 0; k < 2; ++k) {
         char *dir = fixture_temp_dir("staging-set");
-        clc_context_options options = fixture_options();
-        options.cache = CLC_CACHE_ON;
-        options.cache_dir = dir;
         setenv(names[k], values[k], 1);
-        clc_context *ctx = fixture_context(&options);
+        clc_context *ctx = staging_context(dir, 0); /* timing left as the switch made it */
         unsetenv(names[k]);
-        ctx->staging_mode = CLC_STAGING_ALWAYS; /* staged, as on a GPU; timing left as made */
-        ctx->staging_probe = (3u << 20) + 5;
         size_t chunk = 0;
         unsigned threads = 0;
         assert_int_equal(clc__staging_plan(ctx, 10000000, &chunk, &threads), CL_SUCCESS);

@@ -79,7 +79,7 @@ struct clc_context {
     clc_mutex staging_lock;   /* guards staging */
     clc_staging *staging;     /* pinned buffers for host transfers, made on first need */
     int staging_mode;         /* CLC_STAGING_*: CLCOMPUTE_STAGING at creation, or set by a batch */
-    size_t staging_chunk;     /* bytes a staging buffer holds */
+    size_t staging_chunk;     /* the chunk when not timed: CLCOMPUTE_STAGING_CHUNK or a default */
     unsigned staging_threads; /* host threads copying each chunk (CLCOMPUTE_STAGING_THREADS) */
     int staging_fixed;        /* chunk and threads set, not timed: switches, or "always" */
     size_t staging_probe;     /* bytes timing moves a variant; 0: 128 MiB (tests set less) */

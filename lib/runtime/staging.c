@@ -38,7 +38,7 @@ struct clc_staging {
     void *host[2];
     cl_event busy[2];   /* the last transfer using each buffer, NULL when idle */
     size_t capacity;    /* the largest chunk */
-    size_t allocated;   /* bytes each buffer holds: the largest chunk used so far */
+    size_t allocated;   /* bytes each buffer holds: at least the largest chunk used so far */
     size_t reference;   /* transfers this large or larger use whole chunks; 0: all do (untimed) */
     unsigned threads;   /* threads copying a chunk (the copier may have more: tuning) */
     clc_copier *copier; /* the threads that fill and empty the buffers; NULL for one */
