@@ -23,8 +23,8 @@
  * idle), counting VEC samples a load where rows are back to back, and writing in rounds of
  * PLANES samples an item with one local scan a round, the next round's samples loaded before
  * the scan so that their latency hides behind it; on CPUs (work-groups of one) an item walks its
- * rows without barriers, 16 samples at a time as vectors where it can (dense_blocks), else in a
- * plain loop.
+ * rows without barriers, 16 samples at a time as vectors where it can (dense_blocks,
+ * organized_blocks: u16 depth at stride 1 without colour), else in a plain loop.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
