@@ -24,7 +24,7 @@
  * PLANES samples an item with one local scan a round, the next round's samples loaded before
  * the scan so that their latency hides behind it; on CPUs (work-groups of one) an item walks its
  * rows without barriers, 16 samples at a time as vectors where it can (dense_blocks,
- * organized_blocks: u16 depth at stride 1 without colour), else in a plain loop.
+ * organized_blocks: u16 depth at stride 1), else in a plain loop.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
@@ -99,34 +99,69 @@ inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
 }
 
 #ifdef DEPTH_U16
-/* The CPU path's whole rows at stride 1 without colour (an item converts whole rows): samples
- * [0, limit) of row j in blocks of 16 converted as vectors, each point stored as four floats, one
- * store instead of three (the stores are what the pass waits on). The fourth float lands on the
- * next slot, which this item writes next: the caller leaves the last sample of its last row to
- * the plain loop. The same operations in the same order as put_point, so the same bits (NaN for
- * invalid samples). Returns the first sample not done. */
-inline uint organized_blocks(const frame_t *fr, const uint j, __global float *restrict row_pts,
-                             const uint limit)
+/* The CPU path (work-groups of one; an item walks whole rows) converts u16 rows at stride 1 16
+ * samples at a time as vectors. Here, samples [k, k + 16) of `row` (row v = j): -1 where valid,
+ * and x, y, z by put_point's operations in put_point's order, so the same bits. */
+inline int16 block_u16(const frame_t *fr, const __global ushort *row, const uint k, const float dy,
+                       float16 *x, float16 *y, float16 *z)
 {
-    const __global ushort *row = (const __global ushort *)(fr->depth + (ulong)j * fr->depth_pitch);
     const float16 lane = (float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
                                    10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    const uint16 raw = convert_uint16(vload16(0, row + k));
+    *z = convert_float16(raw) * fr->inv_scale;
+    *x = (((float16)((float)k) + lane) - fr->cx) * *z * fr->inv_fx;
+    *y = dy * *z * fr->inv_fy;
+    return (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
+}
+
+/* A point stored as four floats and a colour as four bytes: one store each instead of three. The
+ * stores are what the CPU path waits on (each misses the cache): one a sample, unrolled, took the
+ * dense write pass of a 1080p frame on 2-core PoCL from 1.26 to 0.78 ms. The fourth value lands
+ * on the next slot, which the caller writes later. The loops over blocks below are written twice,
+ * with and without colour: a colour test inside the points' loop, even one never taken, cost
+ * 25% (the compiler kept the block in memory instead of registers). */
+#define STORE_POINT(xs, ys, zs, i, pts, slot)                                                      \
+    vstore4((float4)((xs)[i], (ys)[i], (zs)[i], 0.0f), 0, (pts) + 3 * (ulong)(slot))
+
+/* The organized form: samples [0, limit) of row j, NaN (and colour 0) where invalid; the caller
+ * leaves the last sample of its last row to the plain loop, as the next slot is another item's.
+ * Returns the first sample not done. */
+inline uint organized_blocks(const frame_t *fr, const uint j, __global float *restrict row_pts,
+                             __global uchar *restrict row_cls, const uint limit)
+{
+    const __global ushort *row = (const __global ushort *)(fr->depth + (ulong)j * fr->depth_pitch);
+    const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
     const float dy = (float)j - fr->cy;
     uint k = 0;
-    for (; k + 16 <= limit; k += 16) {
-        const uint16 raw = convert_uint16(vload16(0, row + k));
-        const int16 ok = (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
-        const float16 z = convert_float16(raw) * fr->inv_scale;
-        const float16 x = (((float16)((float)k) + lane) - fr->cx) * z * fr->inv_fx;
-        const float16 y = dy * z * fr->inv_fy;
-        float xs[16], ys[16], zs[16];
-        vstore16(select((float16)NAN, x, ok), 0, xs);
-        vstore16(select((float16)NAN, y, ok), 0, ys);
-        vstore16(select((float16)NAN, z, ok), 0, zs);
+    if (!fr->has_color)
+        for (; k + 16 <= limit; k += 16) {
+            float16 x, y, z;
+            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            float xs[16], ys[16], zs[16];
+            vstore16(select((float16)NAN, x, ok), 0, xs);
+            vstore16(select((float16)NAN, y, ok), 0, ys);
+            vstore16(select((float16)NAN, z, ok), 0, zs);
 #pragma unroll
-        for (uint i = 0; i < 16; ++i)
-            vstore4((float4)(xs[i], ys[i], zs[i], 0.0f), 0, row_pts + 3 * (ulong)(k + i));
-    }
+            for (uint i = 0; i < 16; ++i)
+                STORE_POINT(xs, ys, zs, i, row_pts, k + i);
+        }
+    else
+        for (; k + 16 <= limit; k += 16) {
+            float16 x, y, z;
+            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            float xs[16], ys[16], zs[16];
+            int oks[16];
+            vstore16(select((float16)NAN, x, ok), 0, xs);
+            vstore16(select((float16)NAN, y, ok), 0, ys);
+            vstore16(select((float16)NAN, z, ok), 0, zs);
+            vstore16(ok, 0, oks);
+#pragma unroll
+            for (uint i = 0; i < 16; ++i) {
+                STORE_POINT(xs, ys, zs, i, row_pts, k + i);
+                const uchar3 c = vload3(0, crow + 3 * (ulong)(k + i)) & (uchar3)((uchar)oks[i]);
+                vstore4((uchar4)(c, 0), 0, row_cls + 3 * (ulong)(k + i));
+            }
+        }
     return k;
 }
 #endif
@@ -146,8 +181,9 @@ __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
     for (uint j = j0; j < j1; ++j) {
         uint k = k0;
 #ifdef DEPTH_U16
-        if (k0 == 0 && k1 == sw && stride == 1 && !has_color)
-            k = organized_blocks(&fr, j, pts + 3 * (ulong)j * sw, j + 1 < j1 ? sw : sw - 1);
+        if (k0 == 0 && k1 == sw && stride == 1)
+            k = organized_blocks(&fr, j, pts + 3 * (ulong)j * sw, cls + 3 * (ulong)j * sw,
+                                 j + 1 < j1 ? sw : sw - 1);
 #endif
         for (; k < k1; ++k) {
             int valid;
@@ -294,41 +330,51 @@ inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value, 
 }
 
 #ifdef DEPTH_U16
-/* The CPU path's rows at stride 1 without colour: blocks of 16 samples converted as vectors, and
- * every point stored at the next free slot, the slot kept only when the point is valid (no
- * branch a sample). A point is stored as four floats, one store instead of three: the stores
- * stall on the store buffer (each misses the cache), and one a sample took the dense pass of a
- * 1080p frame on 2-core PoCL from 1.26 to 1.12 ms. The fourth float lands on the next slot, and
- * a stored invalid point is overwritten by the tile's next valid one: both are written again
- * later by this item, as the tile has more than 16 slots left (end - *at > 16), so nothing lands
- * outside the tile. The rest of the row is left to the plain loop. The same operations in the
- * same order as put_point, so the same bits. Returns the first sample of row j not done. */
-inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts, uint *at,
-                         const uint end)
+/* The dense form: blocks of row j, every point stored at the next free slot, the slot kept only
+ * where the point is valid (no branch a sample). A stored invalid point (and the fourth value of
+ * every store) lands on a slot this item writes later, as the tile has more than 16 slots left
+ * (end - *at > 16), so nothing lands outside the tile; the rest of the row is left to the plain
+ * loop. Returns the first sample of row j not done. */
+inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts,
+                         __global uchar *restrict cls, uint *at, const uint end)
 {
     const __global ushort *row = (const __global ushort *)(fr->depth + (ulong)j * fr->depth_pitch);
-    const float16 lane = (float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
-                                   10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
     const float dy = (float)j - fr->cy;
     uint a = *at, k = 0;
-    for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
-        const uint16 raw = convert_uint16(vload16(0, row + k));
-        const int16 ok = (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
-        const float16 z = convert_float16(raw) * fr->inv_scale;
-        const float16 x = (((float16)((float)k) + lane) - fr->cx) * z * fr->inv_fx;
-        const float16 y = dy * z * fr->inv_fy;
-        float xs[16], ys[16], zs[16];
-        int oks[16];
-        vstore16(x, 0, xs);
-        vstore16(y, 0, ys);
-        vstore16(z, 0, zs);
-        vstore16(ok, 0, oks);
+    if (!fr->has_color)
+        for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
+            float16 x, y, z;
+            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            float xs[16], ys[16], zs[16];
+            int oks[16];
+            vstore16(x, 0, xs);
+            vstore16(y, 0, ys);
+            vstore16(z, 0, zs);
+            vstore16(ok, 0, oks);
 #pragma unroll
-        for (uint i = 0; i < 16; ++i) {
-            vstore4((float4)(xs[i], ys[i], zs[i], 0.0f), 0, pts + 3 * (ulong)a);
-            a -= (uint)oks[i]; /* -1 when valid */
+            for (uint i = 0; i < 16; ++i) {
+                STORE_POINT(xs, ys, zs, i, pts, a);
+                a -= (uint)oks[i]; /* -1 when valid */
+            }
         }
-    }
+    else
+        for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
+            float16 x, y, z;
+            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            float xs[16], ys[16], zs[16];
+            int oks[16];
+            vstore16(x, 0, xs);
+            vstore16(y, 0, ys);
+            vstore16(z, 0, zs);
+            vstore16(ok, 0, oks);
+#pragma unroll
+            for (uint i = 0; i < 16; ++i) {
+                STORE_POINT(xs, ys, zs, i, pts, a);
+                vstore4((uchar4)(vload3(0, crow + 3 * (ulong)(k + i)), 0), 0, cls + 3 * (ulong)a);
+                a -= (uint)oks[i];
+            }
+        }
     *at = a;
     return k;
 }
@@ -445,8 +491,8 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
         for (uint j = j0; j < j1; ++j) {
             uint k = 0;
 #ifdef DEPTH_U16
-            if (stride == 1 && !has_color)
-                k = dense_blocks(&fr, j, pts, &at, end);
+            if (stride == 1)
+                k = dense_blocks(&fr, j, pts, cls, &at, end);
 #endif
             for (; k < sw; ++k) {
                 int valid;

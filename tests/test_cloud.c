@@ -195,10 +195,10 @@ static void all_invalid_and_all_valid_images(void **state)
                      CLC_SUCCESS);
     assert_int_equal(count, 1500);
     frame_free(&fr);
-    /* All valid, rows a multiple of 16 samples: on CPUs every tile's points are written in whole
-     * blocks of 16 up to its last slots, where a store running one float long would land on the
-     * next tile's first point (written by another thread, before or after). Repeated, as the
-     * order of tiles on the threads varies. */
+    /* All valid, rows a multiple of 16 samples: on CPUs every tile's points (and colours) are
+     * written in whole blocks of 16 up to its last slots, where a store running one value long
+     * would land on the next tile's first point (written by another thread, before or after).
+     * Repeated, with and without colour, as the order of tiles on the threads varies. */
     fr = frame_new(CLC_PIXEL_DEPTH_U16, 64, 96, 0);
     for (size_t i = 0; i < 64 * 96; ++i) {
         const uint16_t d = (uint16_t)(500 + i % 4000);
@@ -207,7 +207,7 @@ static void all_invalid_and_all_valid_images(void **state)
     for (int layout = 0; layout < 2; ++layout)
         for (int r = 0; r < 8; ++r) {
             o.layout = (clc_cloud_layout)layout;
-            check(ctx, &fr, &o, 0);
+            check(ctx, &fr, &o, r % 2);
         }
     frame_free(&fr);
 }
