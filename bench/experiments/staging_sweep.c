@@ -135,5 +135,11 @@ int main(int argc, char **argv)
     printf("\n1 GiB device buffer create + 4 KiB write + release: best %.2f, median %.2f ms\n",
            a[0], a[4]);
     clc_context_destroy(ctx);
+    if (fresh[0]) { /* the timed set's fresh cache directory, of no use after the run */
+        char cmd[96];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", fresh);
+    }
     return 0;
 }

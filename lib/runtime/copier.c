@@ -61,12 +61,18 @@ static void *helper(void *arg)
     return NULL;
 }
 
+long clc__host_cores(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? cores : 0;
+}
+
 unsigned clc__copier_default_threads(void)
 {
     /* Half the host's cores, 2 to 8: on the H200 host (16 cores) a 1 GiB staged upload took 144,
      * 76, 49 and 35 ms with 1, 2, 4 and 8 threads (docs/perf/h200-staging-threads.md); the other
      * half stays with the caller's threads and the driver's. */
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long cores = clc__host_cores();
     const long half = cores > 0 ? cores / 2 : 2;
     return (unsigned)(half < 2 ? 2 : half > 8 ? 8 : half);
 }

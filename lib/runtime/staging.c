@@ -14,7 +14,6 @@
  * on the first staged transfer, so contexts on CPUs and integrated GPUs never hold them. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -285,7 +284,7 @@ static clc_status tune_setup(clc_context *ctx, void **arg)
             tune_teardown(t);
         return (clc_status)err;
     }
-    t->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    t->cores = clc__host_cores();
     *arg = t;
     return CLC_SUCCESS;
 }
@@ -348,7 +347,7 @@ static cl_int staging_get(clc_context *ctx, clc_staging **out)
             if (v >= 0) {
                 /* A choice stored by a host of more cores (a shared cache directory) is held to
                  * this host's. */
-                const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+                const long cores = clc__host_cores();
                 capacity = variant_chunk(v), threads = variant_threads(v);
                 if (cores > 0 && threads > (unsigned long)cores)
                     threads = cores > 2 ? (unsigned)cores : 2;
