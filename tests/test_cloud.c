@@ -195,10 +195,11 @@ static void all_invalid_and_all_valid_images(void **state)
                      CLC_SUCCESS);
     assert_int_equal(count, 1500);
     frame_free(&fr);
-    /* All valid, rows a multiple of 16 samples: on CPUs every tile's points (and colours) are
-     * written in whole blocks of 16 up to its last slots, where a store running one value long
-     * would land on the next tile's first point (written by another thread, before or after).
-     * Repeated, with and without colour, as the order of tiles on the threads varies. */
+    /* All valid, rows a multiple of 16 samples: on CPUs a tile's points (and colours) are written
+     * in whole blocks of 16 while more than 16 of its slots are left, each store one value long
+     * (the next slot's first); a block allowed one slot later would put that value on the next
+     * tile's first point (written by another thread, before or after) or past the last point
+     * (the guard). Repeated, with and without colour, as the order of tiles on threads varies. */
     fr = frame_new(CLC_PIXEL_DEPTH_U16, 64, 96, 0);
     for (size_t i = 0; i < 64 * 96; ++i) {
         const uint16_t d = (uint16_t)(500 + i % 4000);
