@@ -24,7 +24,7 @@
  * PLANES samples an item with one local scan a round, the next round's samples loaded before
  * the scan so that their latency hides behind it; on CPUs (work-groups of one) an item walks its
  * rows without barriers, 16 samples at a time as vectors where it can (dense_blocks,
- * organized_blocks: u16 depth at stride 1), else in a plain loop.
+ * organized_blocks: stride 1), else in a plain loop.
  */
 #if !defined(DEPTH_U16) && !defined(DEPTH_F32)
 #error "build with -DDEPTH_U16 or -DDEPTH_F32"
@@ -98,20 +98,28 @@ inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
     }
 }
 
-#ifdef DEPTH_U16
-/* The CPU path (work-groups of one; an item walks whole rows) converts u16 rows at stride 1 16
- * samples at a time as vectors. Here, samples [k, k + 16) of `row` (row v = j): -1 where valid,
- * and x, y, z by put_point's operations in put_point's order, so the same bits. */
-inline int16 block_u16(const frame_t *fr, const __global ushort *row, const uint k, const float dy,
-                       float16 *x, float16 *y, float16 *z)
+/* The CPU path (work-groups of one; an item walks whole rows) converts rows at stride 1 16
+ * samples at a time as vectors. Here, samples [k, k + 16) of row j: -1 where valid, and x, y, z
+ * by put_point's operations in put_point's order, so the same bits. u16 depth is tested by
+ * integer compares, as everywhere; float depth by sample()'s float compares in vectors, which
+ * answer as the scalar ones do where both treat denormals alike (x86, AArch64). */
+inline int16 block_at(const frame_t *fr, const uint j, const uint k, float16 *x, float16 *y,
+                      float16 *z)
 {
     const float16 lane = (float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
                                    10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
-    const uint16 raw = convert_uint16(vload16(0, row + k));
+    const __global uchar *row = fr->depth + (ulong)j * fr->depth_pitch;
+#ifdef DEPTH_U16
+    const uint16 raw = convert_uint16(vload16(0, (const __global ushort *)row + k));
+    const int16 ok = (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
     *z = convert_float16(raw) * fr->inv_scale;
+#else
+    *z = vload16(0, (const __global float *)row + k);
+    const int16 ok = (*z > 0.0f) & (*z < fr->trunc);
+#endif
     *x = (((float16)((float)k) + lane) - fr->cx) * *z * fr->inv_fx;
-    *y = dy * *z * fr->inv_fy;
-    return (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
+    *y = ((float)j - fr->cy) * *z * fr->inv_fy;
+    return ok;
 }
 
 /* A point stored as four floats and a colour as four bytes: one store each instead of three. The
@@ -129,14 +137,12 @@ inline int16 block_u16(const frame_t *fr, const __global ushort *row, const uint
 inline uint organized_blocks(const frame_t *fr, const uint j, __global float *restrict row_pts,
                              __global uchar *restrict row_cls, const uint limit)
 {
-    const __global ushort *row = (const __global ushort *)(fr->depth + (ulong)j * fr->depth_pitch);
     const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
-    const float dy = (float)j - fr->cy;
     uint k = 0;
     if (!fr->has_color)
         for (; k + 16 <= limit; k += 16) {
             float16 x, y, z;
-            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            const int16 ok = block_at(fr, j, k, &x, &y, &z);
             float xs[16], ys[16], zs[16];
             vstore16(select((float16)NAN, x, ok), 0, xs);
             vstore16(select((float16)NAN, y, ok), 0, ys);
@@ -148,7 +154,7 @@ inline uint organized_blocks(const frame_t *fr, const uint j, __global float *re
     else
         for (; k + 16 <= limit; k += 16) {
             float16 x, y, z;
-            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            const int16 ok = block_at(fr, j, k, &x, &y, &z);
             float xs[16], ys[16], zs[16];
             int oks[16];
             vstore16(select((float16)NAN, x, ok), 0, xs);
@@ -164,7 +170,6 @@ inline uint organized_blocks(const frame_t *fr, const uint j, __global float *re
         }
     return k;
 }
-#endif
 
 /* One point per sampled pixel. Item (x, y, f) covers columns [x * cols, +cols) of rows
  * [y * rows, +rows) of frame f. */
@@ -180,11 +185,9 @@ __kernel void cloud_organized(FRAME_PARAMS, __global float *restrict points,
     const uint j0 = (uint)get_global_id(1) * rows, j1 = min(j0 + rows, sh);
     for (uint j = j0; j < j1; ++j) {
         uint k = k0;
-#ifdef DEPTH_U16
         if (k0 == 0 && k1 == sw && stride == 1)
             k = organized_blocks(&fr, j, pts + 3 * (ulong)j * sw, cls + 3 * (ulong)j * sw,
                                  j + 1 < j1 ? sw : sw - 1);
-#endif
         for (; k < k1; ++k) {
             int valid;
             const float z = sample(&fr, k, j, &valid);
@@ -329,7 +332,6 @@ inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value, 
     return src[lid];
 }
 
-#ifdef DEPTH_U16
 /* The dense form: blocks of row j, every point stored at the next free slot, the slot kept only
  * where the point is valid (no branch a sample). A stored invalid point (and the fourth value of
  * every store) lands on a slot this item writes later, as the tile has more than 16 slots left
@@ -338,14 +340,12 @@ inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value, 
 inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts,
                          __global uchar *restrict cls, uint *at, const uint end)
 {
-    const __global ushort *row = (const __global ushort *)(fr->depth + (ulong)j * fr->depth_pitch);
     const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
-    const float dy = (float)j - fr->cy;
     uint a = *at, k = 0;
     if (!fr->has_color)
         for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
             float16 x, y, z;
-            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            const int16 ok = block_at(fr, j, k, &x, &y, &z);
             float xs[16], ys[16], zs[16];
             int oks[16];
             vstore16(x, 0, xs);
@@ -361,7 +361,7 @@ inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts
     else
         for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
             float16 x, y, z;
-            const int16 ok = block_u16(fr, row, k, dy, &x, &y, &z);
+            const int16 ok = block_at(fr, j, k, &x, &y, &z);
             float xs[16], ys[16], zs[16];
             int oks[16];
             vstore16(x, 0, xs);
@@ -378,7 +378,6 @@ inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts
     *at = a;
     return k;
 }
-#endif
 
 /* Sample i of a run of rows (at (k, j)): where u16 rows are back to back at stride 1 (`packed`)
  * read at its place in `run`, which spares the row's address a sample; else by sample(). */
@@ -490,14 +489,15 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
             totals[f] = end;
         for (uint j = j0; j < j1; ++j) {
             uint k = 0;
-#ifdef DEPTH_U16
             if (stride == 1)
                 k = dense_blocks(&fr, j, pts, cls, &at, end);
-#endif
+            /* at < end holds unless the blocks' vector compares of float depth disagreed with
+             * the count's scalar ones (a unit that flushes denormals where the other does not):
+             * then this stops at the tile's end rather than write into the next. */
             for (; k < sw; ++k) {
                 int valid;
                 const float z = sample(&fr, k, j, &valid);
-                if (valid)
+                if (valid && at < end)
                     put_point(&fr, k, j, z, 1, pts, cls, at++);
             }
         }
