@@ -14,27 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timing.h"
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cl_int e_ = (x);                                                                           \
-        if (e_) {                                                                                  \
-            fprintf(stderr, "%s:%d err %d\n", __FILE__, __LINE__, e_);                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-static char *slurp(const char *f)
-{
-    FILE *fp = fopen(f, "rb");
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    rewind(fp);
-    char *s = malloc(n + 1);
-    if (fread(s, 1, n, fp) != (size_t)n)
-        exit(1);
-    s[n] = 0;
-    fclose(fp);
-    return s;
-}
 static double evms(cl_event e)
 {
     cl_ulong s, t;
@@ -55,23 +34,10 @@ int main(int argc, char **argv)
     int f32 = atoi(argv[6]);
     int reps = atoi(argv[7]);
     int nv = argc - 8;
-    cl_platform_id ps[8];
-    cl_uint np;
-    CK(clGetPlatformIDs(8, ps, &np));
-    cl_platform_id p = 0;
-    for (cl_uint i = 0; i < np; i++) {
-        char n[256];
-        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, 256, n, NULL);
-        if (strstr(n, "Portable"))
-            p = ps[i];
-    }
     cl_device_id d;
-    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_context ctx;
+    cl_command_queue q = profiling_queue("Portable", &d, &ctx);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
-    CK(err);
-    cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &err);
-    CK(err);
     cl_uint sw = (W + stride - 1) / stride, sh = (H + stride - 1) / stride;
     size_t px = (size_t)W * H, spx = (size_t)sw * sh;
     cl_uint items = 16, tile = (sh + items - 1) / items, groups = (sh + tile - 1) / tile;
@@ -109,7 +75,7 @@ int main(int argc, char **argv)
     cl_ulong doff = 0, dpitch = W * bpp, dframe = px * bpp, coff = 0, cpitch = W * 3,
              cframe = px * 3;
     for (int v = 0; v < nv; v++) {
-        char *src = slurp(argv[8 + v]);
+        char *src = read_text(argv[8 + v]);
         cl_program pr = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
         CK(err);
         if (clBuildProgram(pr, 1, &d, f32 ? "-DDEPTH_F32" : "-DDEPTH_U16", NULL, NULL)) {

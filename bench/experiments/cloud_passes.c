@@ -16,14 +16,6 @@
 #include <string.h>
 
 #include "timing.h"
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cl_int e_ = (x);                                                                           \
-        if (e_) {                                                                                  \
-            fprintf(stderr, "%s:%d err %d\n", __FILE__, __LINE__, e_);                             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 static double ev_ms(cl_event a, cl_event b)
 {
     cl_ulong s, e;
@@ -86,36 +78,11 @@ int main(int argc, char **argv)
     cl_uint tile = atoi(argv[7]);
     int reps = atoi(argv[8]);
     cl_uint groups = atoi(argv[9]);
-    FILE *fp = fopen(file, "rb");
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    rewind(fp);
-    char *src = malloc(n + 1);
-    if (fread(src, 1, n, fp) != (size_t)n)
-        return 1;
-    src[n] = 0;
-    fclose(fp);
-    cl_platform_id ps[8];
-    cl_uint np;
-    CK(clGetPlatformIDs(8, ps, &np));
-    cl_platform_id p = 0;
-    for (cl_uint i = 0; i < np; ++i) {
-        char name[256];
-        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, 256, name, NULL);
-        if (strstr(name, plat))
-            p = ps[i];
-    }
-    if (!p) {
-        fprintf(stderr, "no platform %s\n", plat);
-        return 1;
-    }
+    char *src = read_text(file);
     cl_device_id d;
-    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_context ctx;
+    cl_command_queue q = profiling_queue(plat, &d, &ctx);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
-    CK(err);
-    cl_command_queue q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &err);
-    CK(err);
     cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
     CK(err);
     char opts[512];

@@ -1,8 +1,13 @@
-/* What the experiments share: a monotonic clock in seconds, and a comparison of doubles for
- * qsort (medians). Header-only: the experiments are built one file at a time. */
+/* What the experiments share: a monotonic clock in seconds, a comparison of doubles for qsort
+ * (medians), CK(), which ends the program on a failed OpenCL call, profiling_queue() and
+ * read_text(). Header-only: the experiments are built one file at a time. */
 #ifndef CLC_EXPERIMENTS_TIMING_H
 #define CLC_EXPERIMENTS_TIMING_H
 
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double now(void)
@@ -16,6 +21,60 @@ static inline int cmpd(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* An OpenCL call that must succeed: a failure ends the experiment with its line. */
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cl_int e_ = (x);                                                                           \
+        if (e_) {                                                                                  \
+            fprintf(stderr, "%s:%d err %d\n", __FILE__, __LINE__, e_);                             \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* The first device of the first platform whose name contains `platform`, its context and a
+ * profiling queue; a failure ends the experiment. */
+static inline cl_command_queue profiling_queue(const char *platform, cl_device_id *d,
+                                               cl_context *ctx)
+{
+    cl_platform_id ps[8], p = 0;
+    cl_uint np = 0;
+    CK(clGetPlatformIDs(8, ps, &np));
+    for (cl_uint i = 0; i < np && !p; ++i) {
+        char name[256];
+        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        if (strstr(name, platform))
+            p = ps[i];
+    }
+    if (!p) {
+        fprintf(stderr, "no platform %s\n", platform);
+        exit(1);
+    }
+    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, d, NULL));
+    cl_int err;
+    *ctx = clCreateContext(NULL, 1, d, NULL, NULL, &err);
+    CK(err);
+    cl_command_queue q = clCreateCommandQueue(*ctx, *d, CL_QUEUE_PROFILING_ENABLE, &err);
+    CK(err);
+    return q;
+}
+
+/* A whole file as a string (a kernel's source); a failure ends the experiment. */
+static inline char *read_text(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    long n = -1;
+    if (fp && fseek(fp, 0, SEEK_END) == 0)
+        n = ftell(fp);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!s || fseek(fp, 0, SEEK_SET) != 0 || fread(s, 1, (size_t)n, fp) != (size_t)n) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    s[n] = 0;
+    fclose(fp);
+    return s;
 }
 
 #endif
