@@ -4,6 +4,9 @@
 #ifndef CLC_EXPERIMENTS_TIMING_H
 #define CLC_EXPERIMENTS_TIMING_H
 
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
