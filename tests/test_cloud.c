@@ -228,6 +228,23 @@ static void truncation_edge_is_invalid_and_scale_applies(void **state)
     assert_int_equal(count, 2);
     assert_true(same_float(pts[2], 2.999f));
     assert_true(same_float(pts[5], 0.001f));
+    /* A truncation float cannot hold (0.7): Open3D compares the float depth with the double
+     * trunc, so raw 700 (the float 0.69999999) is kept, and so is that float as metres; the
+     * next float up (0.70000005) is not. */
+    const uint16_t raw7[3] = {699, 700, 701};
+    clc_image_desc d3 = {CLC_PIXEL_DEPTH_U16, 3, 1, 0};
+    o.depth_trunc = 0.7;
+    assert_int_equal(clc_depth_to_points(ctx, &d3, raw7, NULL, NULL, &K, &o, pts, NULL, 4, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_true(same_float(pts[5], 0.7f));
+    const float z7[3] = {0.7f, 0.700000048f, 0.69f};
+    clc_image_desc d3f = {CLC_PIXEL_DEPTH_F32, 3, 1, 0};
+    assert_int_equal(clc_depth_to_points(ctx, &d3f, z7, NULL, NULL, &K, &o, pts, NULL, 4, &count),
+                     CLC_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_true(pts[2] == 0.7f && pts[5] == 0.69f);
+    o.depth_trunc = 3.0;
     /* depth_scale 5000 (TUM datasets): raw 3000 is 0.6 m. */
     o.depth_scale = 5000.0;
     assert_int_equal(clc_depth_to_points(ctx, &d, raw, NULL, NULL, &K, &o, pts, NULL, 4, &count),

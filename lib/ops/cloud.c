@@ -23,7 +23,18 @@ static clc_cloud_params cloud_params(double scale, double trunc, const clc_intri
                                      clc_cloud_layout layout)
 {
     clc_cloud_params p;
-    const float scale_f = (float)scale, trunc_f = (float)trunc;
+    const float scale_f = (float)scale;
+    /* Open3D tests its float depth against the double depth_trunc (`*p >= depth_trunc`), so a
+     * float z is invalid when (double)z >= trunc: when z >= the smallest float not below trunc.
+     * (float)trunc rounds to nearest, which is one float too low for a trunc like 0.7 (the
+     * float 0.69999999 would have been dropped; Open3D keeps it). */
+    float trunc_f = (float)trunc;
+    if ((double)trunc_f < trunc) { /* the next float up: trunc_f is not negative (trunc > 0) */
+        uint32_t bits;
+        memcpy(&bits, &trunc_f, sizeof bits);
+        ++bits;
+        memcpy(&trunc_f, &bits, sizeof bits);
+    }
     p.inv_scale = (float)(1.0 / scale);
     p.trunc = trunc_f;
     p.inv_fx = (float)(1.0 / k->fx);

@@ -11,7 +11,7 @@ clc_ref_cloud clc__ref_cloud_params(double scale, double trunc, const clc_intrin
     clc_ref_cloud p;
     p.scale = (float)scale;
     p.inv_scale = (float)(1.0 / scale);
-    p.trunc = (float)trunc;
+    p.trunc = trunc;
     p.inv_fx = (float)(1.0 / k->fx);
     p.inv_fy = (float)(1.0 / k->fy);
     p.cx = (float)k->cx;
@@ -30,14 +30,15 @@ static inline float depth_at(const unsigned char *row, int u16, size_t u,
     if (u16) {
         uint16_t raw;
         memcpy(&raw, row + 2 * u, sizeof raw);
-        /* Open3D's test, by division: the library decides it with an integer limit. */
+        /* Open3D's test, by division, against the double trunc: the library decides it with an
+         * integer limit. */
         const float z_open3d = (float)raw / params->scale;
-        *valid = z_open3d > 0.0f && z_open3d < params->trunc;
+        *valid = z_open3d > 0.0f && (double)z_open3d < params->trunc;
         return (float)raw * params->inv_scale;
     }
     float z;
     memcpy(&z, row + 4 * u, sizeof z);
-    *valid = z > 0.0f && z < params->trunc;
+    *valid = z > 0.0f && (double)z < params->trunc;
     return z;
 }
 

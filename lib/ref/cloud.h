@@ -10,11 +10,13 @@
 #include "clcompute/cloud.h"
 
 /* The reference's own reading of the cloud options, with Open3D's rules: z = raw / scale (in
- * float) for u16, valid when 0 < z < trunc; coordinates with the float reciprocals of the focal
- * lengths and of the scale, as the kernels compute them. Derived here independently of the
- * library's planning, which it checks. */
+ * float) for u16, valid when 0 < z and (double)z < trunc (Open3D compares its float depth with
+ * the double depth_trunc); coordinates with the float reciprocals of the focal lengths and of
+ * the scale, as the kernels compute them. Derived here independently of the library's planning,
+ * which it checks. */
 typedef struct clc_ref_cloud {
-    float scale, inv_scale, trunc, inv_fx, inv_fy, cx, cy;
+    float scale, inv_scale, inv_fx, inv_fy, cx, cy;
+    double trunc;
     unsigned stride;
     size_t sw, sh; /* sampled grid */
     clc_cloud_layout layout;

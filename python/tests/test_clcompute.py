@@ -342,7 +342,8 @@ def reference_points(depth, fx, fy, cx, cy, scale, trunc, stride):
     v, u = np.mgrid[0:depth.shape[0]:stride, 0:depth.shape[1]:stride].astype(np.float32)
     x = (u - np.float32(cx)) * z / np.float32(fx)
     y = (v - np.float32(cy)) * z / np.float32(fy)
-    valid = (z > 0) & (z < trunc) & np.isfinite(z)
+    # Open3D compares its float depth with the double depth_trunc.
+    valid = (z > 0) & (z.astype(np.float64) < trunc) & np.isfinite(z)
     return np.stack([x, y, z], -1), valid
 
 
@@ -359,6 +360,17 @@ def test_depth_to_points_in_open3d_order(stride):
     assert org.shape == valid.shape + (3,)
     assert np.isnan(org[~valid]).all()
     np.testing.assert_allclose(org[valid], want[valid], rtol=2e-6, atol=1e-7)
+
+
+def test_depth_to_points_truncation_as_open3d_compares():
+    # Open3D compares the float depth with the double depth_trunc: raw 700 at 1000 units a metre
+    # is the float 0.69999999, kept at a 0.7 truncation; so is that float given as metres, and
+    # not the next float up.
+    d = np.array([[699, 700, 701]], np.uint16)
+    assert clcompute.depth_to_points(d, 1, 1, 0, 0, depth_trunc=0.7).shape == (2, 3)
+    f = np.array([[0.7, 0.70000005, 0.69]], np.float32)
+    pts = clcompute.depth_to_points(f, 1, 1, 0, 0, depth_scale=1.0, depth_trunc=0.7)
+    np.testing.assert_array_equal(pts[:, 2], f[0, [0, 2]])
 
 
 def test_depth_to_points_with_color_and_float_metres():
