@@ -68,6 +68,10 @@ static void numbers_are_checked_whole(void **state)
     assert_int_equal(number("--cx", "-1", CLI_NONNEGATIVE, &v),
                      -1); /* a negative value is a value */
     assert_int_equal(number("--cx", "-inf", CLI_NONNEGATIVE, &v), -1);
+    assert_int_equal(number("--cx", "-7.5", CLI_FINITE, &v), 0);
+    assert_true(v == -7.5);
+    assert_int_equal(number("--cx", "-inf", CLI_FINITE, &v), -1);
+    assert_int_equal(number("--cx", "nan", CLI_FINITE, &v), -1);
     static const char *const bad[] = {"0", "-2", "nan", "inf", "1e999", "5x", "", " 5", "0x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
         if (number("--depth-scale", bad[i], CLI_POSITIVE, &v) != -1)

@@ -134,9 +134,11 @@ refused("option --fx needs a positive, finite number, not '0'" "${DATA}/depth16.
         --fx 0 --fy 1 --cx 1 --cy 1)
 refused("option --fy needs a positive, finite number, not '-3'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy -3 --cx 1 --cy 1)
-refused("option --cx needs a finite, non-negative number, not '-1'" "${DATA}/depth16.png"
-        "${out}/refused.ply" --fx 1 --fy 1 --cx -1 --cy 1)
-refused("option --cy needs a finite, non-negative number, not 'nan'" "${DATA}/depth16.png"
+# A principal point may lie left of or above the image (a crop), but must be finite.
+ok(negative_principal_point "${DATA}/depth16.png" "${out}/crop.ply" --fx 30 --fy 31 --cx -5 --cy -2.5)
+refused("option --cx needs a finite number, not 'inf'" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy 1 --cx inf --cy 1)
+refused("option --cy needs a finite number, not 'nan'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy 1 --cx 1 --cy nan)
 refused("option --stride needs a whole number from 1 to 65535, not '0'" "${DATA}/depth16.png"
         "${out}/refused.ply" ${K} --stride 0)
@@ -146,8 +148,12 @@ refused("option --stride needs a value" "${DATA}/depth16.png" "${out}/refused.pl
 refused("option --fx needs a value" "${DATA}/depth16.png" "${out}/refused.ply" --fx --fy 1)
 refused("--fx and --intrinsics both" "${DATA}/depth16.png" "${out}/refused.ply" ${K}
         --intrinsics "${DATA}/README.md")
-refused("neither Open3D intrinsics JSON nor" "${DATA}/depth16.png" "${out}/refused.ply"
-        --intrinsics "${out}/seven.txt")
+refused("neither Open3D intrinsics JSON .* nor the six numbers" "${DATA}/depth16.png"
+        "${out}/refused.ply" --intrinsics "${out}/seven.txt")
+# Readable intrinsics with a value out of range say which.
+file(WRITE "${out}/negative_fx.txt" "-30 31 18 11 37 23")
+refused("intrinsics '.*negative_fx.txt': fx -30, fy 31, cx 18, cy 11, 37 x 23; the focal lengths must be positive"
+        "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/negative_fx.txt")
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
 # The output's name says the format: PLY only, refused before the depth image is read.

@@ -102,7 +102,10 @@ int cli_number(cli_args *a, int rule, double *out)
                        errno != ERANGE && isfinite(v);
     if (!parsed || (rule == CLI_POSITIVE && !(v > 0)) || (rule == CLI_NONNEGATIVE && !(v >= 0))) {
         cli_error("option %s needs a %s number, not '%s'", a->name,
-                  rule == CLI_POSITIVE ? "positive, finite" : "finite, non-negative", text);
+                  rule == CLI_POSITIVE      ? "positive, finite"
+                  : rule == CLI_NONNEGATIVE ? "finite, non-negative"
+                                            : "finite",
+                  text);
         return -1;
     }
     *out = v;

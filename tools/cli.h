@@ -52,9 +52,10 @@ int cli_flag(const cli_args *a);
 /* "unknown option '--x' (see clcompute gray --help)"; returns CLI_EXIT_USAGE. */
 int cli_unknown(const cli_args *a);
 
-/* The value of the current option as a number: finite and (CLI_POSITIVE) above zero or
- * (CLI_NONNEGATIVE) at least zero; 0, or -1 after a message naming the option and the text. */
-enum { CLI_POSITIVE, CLI_NONNEGATIVE };
+/* The value of the current option as a number: finite and (CLI_POSITIVE) above zero,
+ * (CLI_NONNEGATIVE) at least zero or (CLI_FINITE) any; 0, or -1 after a message naming the option
+ * and the text. */
+enum { CLI_POSITIVE, CLI_NONNEGATIVE, CLI_FINITE };
 int cli_number(cli_args *a, int rule, double *out);
 /* A whole number from lo to hi; 0, or -1 after a message. */
 int cli_whole(cli_args *a, unsigned long lo, unsigned long hi, unsigned *out);

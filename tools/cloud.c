@@ -32,7 +32,8 @@ static void usage(FILE *out)
         ".npy array (height x width) of uint16 sensor units or float32 metres. OUT: .ply (PLY)\n"
         "or .pcd (PCL's PCD, colour packed as PCL packs it), binary unless --ascii.\n"
         "  --fx, --fy F       focal lengths in pixels (positive)\n"
-        "  --cx, --cy F       principal point in pixels (not negative)\n"
+        "  --cx, --cy F       principal point in pixels (may be negative or past the image,\n"
+        "                     as for a crop)\n"
         "  --intrinsics FILE  Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width\n"
         "                     height\" (then every DEPTH must have that size)\n"
         "  --depth-scale S    sensor units per metre (positive; default 1000; not for float32)\n"
@@ -189,7 +190,7 @@ static int convert_depth(clc_context *ctx, const cloud_job *job, const char *dep
         goto done;
     }
     if (!job->quiet)
-        printf("%zu points written to %s\n", count, out_path);
+        printf("%zu point%s written to %s\n", count, count == 1 ? "" : "s", out_path);
     rc = 0;
 done:
     clc_context_destroy(own);
@@ -242,12 +243,17 @@ static int read_intrinsics(const char *path, cloud_job *job)
         ok = sscanf(text, "%lf %lf %lf %lf %d %d %n", &fx, &fy, &cx, &cy, &w, &h, &used) == 6 &&
              text[used] == '\0'; /* six numbers, nothing after them */
     }
-    if (!ok || w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) ||
-        !isfinite(cy) || !(fx > 0) || !(fy > 0) || cx < 0 || cy < 0) {
-        cli_error("'%s' is neither Open3D intrinsics JSON nor \"fx fy cx cy width height\" with "
-                  "positive focal lengths, a principal point that is not negative and a positive "
-                  "size",
+    if (!ok) {
+        cli_error("'%s' is neither Open3D intrinsics JSON (\"intrinsic_matrix\", \"width\", "
+                  "\"height\") nor the six numbers \"fx fy cx cy width height\"",
                   path);
+        return -1;
+    }
+    if (w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) || !isfinite(cy) ||
+        !(fx > 0) || !(fy > 0)) {
+        cli_error("intrinsics '%s': fx %g, fy %g, cx %g, cy %g, %d x %d; the focal lengths must "
+                  "be positive, the principal point finite and the size positive",
+                  path, fx, fy, cx, cy, w, h);
         return -1;
     }
     job->k = (clc_intrinsics){fx, fy, cx, cy};
@@ -330,7 +336,7 @@ static int option(cli_args *a, void *arg)
 {
     cloud_args *c = arg;
     cloud_job *job = c->job;
-    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_NONNEGATIVE, CLI_NONNEGATIVE};
+    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_FINITE, CLI_FINITE};
     for (int j = 0; j < 4; ++j)
         if (cli_is(a, k_flags[j]))
             return cli_number(a, k_rules[j], &c->k[j]) != 0 ? -1 : 1;
