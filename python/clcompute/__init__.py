@@ -369,8 +369,15 @@ def _depth_args(name, depth, depth_scale, depth_trunc, stride):
     trunc = _positive("depth_trunc", depth_trunc, infinite=True)
     s = _whole("stride", stride, 1, 2**32 - 1)
     if fmt == "depth_f32":
+        with np.errstate(over="ignore"):
+            scale32 = np.float32(scale)
+        if not (np.isfinite(scale32) and scale32 > 0):
+            # What the library refuses for uint16 depth: the division would make every depth
+            # infinite or NaN.
+            raise ValueError(f"depth_scale {depth_scale!r} is {float(scale32)} as a float32, "
+                             "which float depth cannot be divided by")
         if scale != 1.0:
-            src = src / np.float32(scale)  # float32 / float32: Open3D's (float) division
+            src = src / scale32  # float32 / float32: Open3D's (float) division
         scale = 0.0  # the library's "not used" for float depth
     return src, fmt, scale, trunc, s
 

@@ -373,6 +373,13 @@ def test_depth_to_points_truncation_as_open3d_compares():
     np.testing.assert_array_equal(pts[:, 2], f[0, [0, 2]])
 
 
+def test_depth_to_points_refuses_a_float_depth_scale_float32_cannot_hold():
+    f = np.ones((2, 2), np.float32)
+    for bad in (1e-300, 1e300):
+        with pytest.raises(ValueError, match="as a float32"):
+            clcompute.depth_to_points(f, 1, 1, 0, 0, depth_scale=bad)
+
+
 def test_depth_to_points_with_color_and_float_metres():
     depth = (rng.random((30, 40)) * 2).astype(np.float32)
     depth[::7] = np.nan
