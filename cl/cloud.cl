@@ -81,6 +81,12 @@ inline float sample(const frame_t *fr, uint k, uint j, int *valid)
 #endif
 }
 
+/* The colour of pixel (u, v). */
+inline uchar3 color_at(const frame_t *fr, const uint u, const uint v)
+{
+    return vload3(0, fr->color + (ulong)v * fr->color_pitch + (ulong)u * 3);
+}
+
 /* Writes point `at` (and its colour) for sampled pixel (k, j); NaN when invalid. */
 inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
                       __global float *restrict points, __global uchar *restrict colors, uint at)
@@ -93,7 +99,7 @@ inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
     if (fr->has_color) {
         uchar3 c = (uchar3)(0, 0, 0);
         if (valid)
-            c = vload3(0, fr->color + (ulong)v * fr->color_pitch + (ulong)u * 3);
+            c = color_at(fr, u, v);
         vstore3(c, at, colors);
     }
 }
@@ -491,14 +497,27 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
             uint k = 0;
             if (stride == 1)
                 k = dense_blocks(&fr, j, pts, cls, &at, end);
-            /* at < end holds unless the blocks' vector compares of float depth disagreed with
-             * the count's scalar ones (a unit that flushes denormals where the other does not):
-             * then this stops at the tile's end rather than write into the next. */
+            /* The rest of the row (all of it at strides above 1), without a branch on validity
+             * while two slots or more are left: every point stored (four floats, a colour four
+             * bytes) and kept when valid, as in dense_blocks; a branch a sample on random holes
+             * cost 2-3x. at < end holds unless the blocks' vector compares of float depth
+             * disagreed with the count's scalar ones (a unit that flushes denormals where the
+             * other does not): then this stops at the tile's end rather than write into the
+             * next. */
+            const float dy = (float)(j * stride) - cy;
             for (; k < sw; ++k) {
                 int valid;
                 const float z = sample(&fr, k, j, &valid);
-                if (valid && at < end)
+                if (end - at > 1) {
+                    const uint u = k * stride;
+                    vstore4((float4)(((float)u - cx) * z * inv_fx, dy * z * inv_fy, z, 0.0f), 0,
+                            pts + 3 * (ulong)at);
+                    if (has_color)
+                        vstore4((uchar4)(color_at(&fr, u, j * stride), 0), 0, cls + 3 * (ulong)at);
+                    at += (uint)valid;
+                } else if (valid && at < end) {
                     put_point(&fr, k, j, z, 1, pts, cls, at++);
+                }
             }
         }
         return;
