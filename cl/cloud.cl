@@ -1,6 +1,8 @@
 /* Depth images to point clouds, with the semantics of Open3D's create_from_depth_image:
  *   z = raw / depth_scale (DEPTH_U16) or the value itself (DEPTH_F32, metres);
- *   valid when 0 < z < depth_trunc (so NaN, infinities, zero and negatives are not);
+ *   valid when 0 < z < depth_trunc (so NaN, infinities, zero and negatives are not), the float
+ *   z compared with the double depth_trunc as Open3D compares them: `trunc` here is the smallest
+ *   float not below depth_trunc (the host's work);
  *   x = (u - cx) * z / fx, y = (v - cy) * z / fy, for u, v multiples of the stride.
  * Build options: -DDEPTH_U16 or -DDEPTH_F32. Points are packed float x, y, z (12 bytes), never
  * float3 in memory; colours packed r, g, b.
