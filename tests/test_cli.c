@@ -1,6 +1,7 @@
 /* The tool's argument reading and its progress line, as a user at a terminal meets them. */
 #include "fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,13 @@ static void numbers_are_checked_whole(void **state)
     assert_true(v == -7.5);
     assert_int_equal(number("--cx", "-inf", CLI_FINITE, &v), -1);
     assert_int_equal(number("--cx", "nan", CLI_FINITE, &v), -1);
+    assert_int_equal(number("--depth-trunc", "inf", CLI_POSITIVE_INF, &v), 0);
+    assert_true(isinf(v) && v > 0);
+    assert_int_equal(number("--depth-trunc", "2.5", CLI_POSITIVE_INF, &v), 0);
+    static const char *const bad_trunc[] = {"-inf", "nan", "0", "-1", "1e999"};
+    for (size_t i = 0; i < sizeof bad_trunc / sizeof bad_trunc[0]; ++i)
+        if (number("--depth-trunc", bad_trunc[i], CLI_POSITIVE_INF, &v) != -1)
+            fail_msg("--depth-trunc '%s' accepted", bad_trunc[i]);
     static const char *const bad[] = {"0", "-2", "nan", "inf", "1e999", "5x", "", " 5", "0x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
         if (number("--depth-scale", bad[i], CLI_POSITIVE, &v) != -1)

@@ -127,9 +127,18 @@ refused("--fy .or --intrinsics FILE. is required" "${DATA}/depth16.png" "${out}/
 foreach(bad 0 -5 nan inf -inf 5x 1e999 0x)
   refused("option --depth-scale needs a positive, finite number, not '${bad}'" "${DATA}/depth16.png"
           "${out}/refused.ply" ${K} --depth-scale "${bad}")
-  refused("option --depth-trunc needs a positive, finite number" "${DATA}/depth16.png"
-          "${out}/refused.ply" ${K} --depth-trunc=${bad})
+  if(NOT bad STREQUAL "inf") # no truncation at all, as the API's infinity
+    refused("option --depth-trunc needs a positive .or inf. number" "${DATA}/depth16.png"
+            "${out}/refused.ply" ${K} --depth-trunc=${bad})
+  endif()
 endforeach()
+ok(trunc_inf "${DATA}/depth16.png" "${out}/inf.ply" ${K} --depth-trunc inf)
+ok(trunc_1000 "${DATA}/depth16.png" "${out}/t1000.ply" ${K} --depth-trunc 1000)
+file(READ "${out}/inf.ply" inf_ply HEX)
+file(READ "${out}/t1000.ply" t1000_ply HEX)
+if(NOT inf_ply STREQUAL t1000_ply) # 16-bit depth never reaches 1000 m at 1000 units a metre
+  message(FATAL_ERROR "--depth-trunc inf and 1000 differ on 16-bit depth")
+endif()
 refused("option --fx needs a positive, finite number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
         --fx 0 --fy 1 --cx 1 --cy 1)
 refused("option --fy needs a positive, finite number, not '-3'" "${DATA}/depth16.png"

@@ -98,13 +98,17 @@ int cli_number(cli_args *a, int rule, double *out)
     char *end = NULL;
     errno = 0;
     const double v = strtod(text, &end);
+    /* strtod reads "inf" as infinity and sets ERANGE for a finite text out of range (1e999). */
     const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
-                       errno != ERANGE && isfinite(v);
-    if (!parsed || (rule == CLI_POSITIVE && !(v > 0)) || (rule == CLI_NONNEGATIVE && !(v >= 0))) {
+                       errno != ERANGE &&
+                       (isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
+    if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
+        (rule == CLI_NONNEGATIVE && !(v >= 0))) {
         cli_error("option %s needs a %s number, not '%s'", a->name,
-                  rule == CLI_POSITIVE      ? "positive, finite"
-                  : rule == CLI_NONNEGATIVE ? "finite, non-negative"
-                                            : "finite",
+                  rule == CLI_POSITIVE       ? "positive, finite"
+                  : rule == CLI_NONNEGATIVE  ? "finite, non-negative"
+                  : rule == CLI_POSITIVE_INF ? "positive (or inf)"
+                                             : "finite",
                   text);
         return -1;
     }

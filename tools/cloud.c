@@ -37,7 +37,8 @@ static void usage(FILE *out)
         "  --intrinsics FILE  Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width\n"
         "                     height\" (then every DEPTH must have that size)\n"
         "  --depth-scale S    sensor units per metre (positive; default 1000; not for float32)\n"
-        "  --depth-trunc T    points at or beyond T metres are dropped (positive; default 1000)\n"
+        "  --depth-trunc T    points at or beyond T metres are dropped (positive, or inf for\n"
+        "                     none; default 1000)\n"
         "  --stride N         every N-th pixel of every N-th row (1 to 65535; default 1)\n"
         "  --color IMAGE      an 8-bit image of the same size colouring the points (with -o: a\n"
         "                     folder of images named as the depth files)\n"
@@ -343,7 +344,7 @@ static int option(cli_args *a, void *arg)
     if (cli_is(a, "--depth-scale"))
         return cli_number(a, CLI_POSITIVE, &job->options.depth_scale) != 0 ? -1 : 1;
     if (cli_is(a, "--depth-trunc"))
-        return cli_number(a, CLI_POSITIVE, &job->options.depth_trunc) != 0 ? -1 : 1;
+        return cli_number(a, CLI_POSITIVE_INF, &job->options.depth_trunc) != 0 ? -1 : 1;
     if (cli_is(a, "--stride"))
         return cli_whole(a, 1, 65535, &job->options.stride) != 0 ? -1 : 1;
     if (cli_is(a, "--color"))
