@@ -322,12 +322,12 @@ int clc__switch(clc_context *ctx, clc_switch s, int *value);
 /* ---- host copies on several threads (copier.c) ---- */
 
 typedef struct clc_copier clc_copier;
-/* `threads` threads in all (the caller's and threads - 1 helpers); NULL for fewer than 2 or when
- * out of memory (then copies are plain memcpy). */
-/* The thread count when CLCOMPUTE_STAGING_THREADS is unset, from the host's cores. */
 /* The host's online cores, 0 when unknown. */
 long clc__host_cores(void);
+/* The thread count when CLCOMPUTE_STAGING_THREADS is unset, from the host's cores. */
 unsigned clc__copier_default_threads(void);
+/* `threads` threads in all (the caller's and threads - 1 helpers); NULL for fewer than 2 or when
+ * out of memory (then copies are plain memcpy). */
 clc_copier *clc__copier_create(unsigned threads);
 void clc__copier_destroy(clc_copier *c);
 /* memcpy, split over at most `threads` of the copier's threads (the caller's among them); c may
