@@ -145,7 +145,6 @@ inline int16 block_at(const frame_t *fr, const uint j, const uint k, float16 *x,
 inline uint organized_blocks(const frame_t *fr, const uint j, __global float *restrict row_pts,
                              __global uchar *restrict row_cls, const uint limit)
 {
-    const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
     uint k = 0;
     if (!fr->has_color)
         for (; k + 16 <= limit; k += 16) {
@@ -172,7 +171,7 @@ inline uint organized_blocks(const frame_t *fr, const uint j, __global float *re
 #pragma unroll
             for (uint i = 0; i < 16; ++i) {
                 STORE_POINT(xs, ys, zs, i, row_pts, k + i);
-                const uchar3 c = vload3(0, crow + 3 * (ulong)(k + i)) & (uchar3)((uchar)oks[i]);
+                const uchar3 c = color_at(fr, k + i, j) & (uchar3)((uchar)oks[i]);
                 vstore4((uchar4)(c, 0), 0, row_cls + 3 * (ulong)(k + i));
             }
         }
@@ -348,7 +347,6 @@ inline ulong scan_packed(__local ulong *scratch, uint lid, uint l, ulong value, 
 inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts,
                          __global uchar *restrict cls, uint *at, const uint end)
 {
-    const __global uchar *crow = fr->color + (ulong)j * fr->color_pitch;
     uint a = *at, k = 0;
     if (!fr->has_color)
         for (; k + 16 <= fr->sw && end - a > 16; k += 16) {
@@ -379,7 +377,7 @@ inline uint dense_blocks(const frame_t *fr, uint j, __global float *restrict pts
 #pragma unroll
             for (uint i = 0; i < 16; ++i) {
                 STORE_POINT(xs, ys, zs, i, pts, a);
-                vstore4((uchar4)(vload3(0, crow + 3 * (ulong)(k + i)), 0), 0, cls + 3 * (ulong)a);
+                vstore4((uchar4)(color_at(fr, k + i, j), 0), 0, cls + 3 * (ulong)a);
                 a -= (uint)oks[i];
             }
         }
