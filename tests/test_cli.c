@@ -65,10 +65,13 @@ static void numbers_are_checked_whole(void **state)
     double v = 0;
     assert_int_equal(number("--fx", "525.5", CLI_POSITIVE, &v), 0);
     assert_true(v == 525.5);
-    assert_int_equal(number("--cx", "0", CLI_NONNEGATIVE, &v), 0);
-    assert_int_equal(number("--cx", "-1", CLI_NONNEGATIVE, &v),
-                     -1); /* a negative value is a value */
-    assert_int_equal(number("--cx", "-inf", CLI_NONNEGATIVE, &v), -1);
+    assert_int_equal(number("--fx", "-525.5", CLI_NONZERO, &v),
+                     0); /* a negative value is a value */
+    assert_true(v == -525.5);
+    static const char *const bad_focal[] = {"0", "-0", "0.0", "-inf", "nan", "1e999"};
+    for (size_t i = 0; i < sizeof bad_focal / sizeof bad_focal[0]; ++i)
+        if (number("--fx", bad_focal[i], CLI_NONZERO, &v) != -1)
+            fail_msg("--fx '%s' accepted", bad_focal[i]);
     assert_int_equal(number("--cx", "-7.5", CLI_FINITE, &v), 0);
     assert_true(v == -7.5);
     assert_int_equal(number("--cx", "-inf", CLI_FINITE, &v), -1);

@@ -139,10 +139,47 @@ file(READ "${out}/t1000.ply" t1000_ply HEX)
 if(NOT inf_ply STREQUAL t1000_ply) # 16-bit depth never reaches 1000 m at 1000 units a metre
   message(FATAL_ERROR "--depth-trunc inf and 1000 differ on 16-bit depth")
 endif()
-refused("option --fx needs a positive, finite number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
+refused("option --fx needs a finite, non-zero number, not '0'" "${DATA}/depth16.png" "${out}/refused.ply"
         --fx 0 --fy 1 --cx 1 --cy 1)
-refused("option --fy needs a positive, finite number, not '-3'" "${DATA}/depth16.png"
-        "${out}/refused.ply" --fx 1 --fy -3 --cx 1 --cy 1)
+refused("option --fy needs a finite, non-zero number, not '-inf'" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy -inf --cx 1 --cy 1)
+# A negative focal length mirrors its axis, as in Open3D: the same points with x negated, and
+# the same from an intrinsics file.
+ok(negative_fx "${DATA}/depth16.png" "${out}/mirror.ply" --fx -30 --fy 31 --cx 18 --cy 11 --ascii)
+ok(positive_fx "${DATA}/depth16.png" "${out}/plain.ply" ${K} --ascii)
+file(WRITE "${out}/negative_fx.txt" "-30 31 18 11 37 23")
+ok(negative_fx_file "${DATA}/depth16.png" "${out}/mirror_file.ply" --intrinsics "${out}/negative_fx.txt"
+   --ascii)
+file(STRINGS "${out}/mirror.ply" mirror)
+file(STRINGS "${out}/plain.ply" plain)
+file(STRINGS "${out}/mirror_file.ply" mirror_file)
+if(NOT mirror STREQUAL mirror_file)
+  message(FATAL_ERROR "--fx -30 and an intrinsics file with fx -30 differ")
+endif()
+list(LENGTH mirror n_mirror)
+list(LENGTH plain n_plain)
+list(FIND plain "end_header" body)
+if(NOT n_mirror EQUAL n_plain OR body LESS 0 OR n_plain LESS_EQUAL body)
+  message(FATAL_ERROR "mirrored cloud: ${n_mirror} lines, plain ${n_plain}")
+endif()
+math(EXPR last "${n_plain} - 1")
+foreach(i RANGE ${body} ${last})
+  list(GET plain ${i} p)
+  list(GET mirror ${i} m)
+  if(i GREATER body)
+    # x negated: strip or add the sign of the first field; zero prints as 0 or -0.
+    if(p MATCHES "^-")
+      string(SUBSTRING "${p}" 1 -1 p)
+    else()
+      set(p "-${p}")
+    endif()
+    string(REGEX REPLACE "^-0 " "0 " p "${p}")
+    string(REGEX REPLACE "^-0 " "0 " m "${m}")
+  endif()
+  if(NOT p STREQUAL m)
+    message(FATAL_ERROR "line ${i}: mirrored '${m}', plain with x negated '${p}'")
+  endif()
+endforeach()
 # A principal point may lie left of or above the image (a crop), but must be finite.
 ok(negative_principal_point "${DATA}/depth16.png" "${out}/crop.ply" --fx 30 --fy 31 --cx -5 --cy -2.5)
 refused("option --cx needs a finite number, not 'inf'" "${DATA}/depth16.png"
@@ -160,9 +197,9 @@ refused("--fx and --intrinsics both" "${DATA}/depth16.png" "${out}/refused.ply" 
 refused("neither Open3D intrinsics JSON .* nor the six numbers" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${out}/seven.txt")
 # Readable intrinsics with a value out of range say which.
-file(WRITE "${out}/negative_fx.txt" "-30 31 18 11 37 23")
-refused("intrinsics '.*negative_fx.txt': fx -30, fy 31, cx 18, cy 11, 37 x 23; the focal lengths must be positive"
-        "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/negative_fx.txt")
+file(WRITE "${out}/zero_fy.txt" "30 0 18 11 37 23")
+refused("intrinsics '.*zero_fy.txt': fx 30, fy 0, cx 18, cy 11, 37 x 23; the focal lengths must be finite and non-zero"
+        "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/zero_fy.txt")
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
 # The output's name says the format: PLY only, refused before the depth image is read.

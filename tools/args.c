@@ -103,10 +103,10 @@ int cli_number(cli_args *a, int rule, double *out)
                        errno != ERANGE &&
                        (isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
     if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
-        (rule == CLI_NONNEGATIVE && !(v >= 0))) {
+        (rule == CLI_NONZERO && v == 0)) {
         cli_error("option %s needs a %s number, not '%s'", a->name,
                   rule == CLI_POSITIVE       ? "positive, finite"
-                  : rule == CLI_NONNEGATIVE  ? "finite, non-negative"
+                  : rule == CLI_NONZERO      ? "finite, non-zero"
                   : rule == CLI_POSITIVE_INF ? "positive (or inf)"
                                              : "finite",
                   text);

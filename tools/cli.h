@@ -53,9 +53,9 @@ int cli_flag(const cli_args *a);
 int cli_unknown(const cli_args *a);
 
 /* The value of the current option as a number: finite and (CLI_POSITIVE) above zero,
- * (CLI_NONNEGATIVE) at least zero or (CLI_FINITE) any; or (CLI_POSITIVE_INF) above zero, "inf"
+ * (CLI_NONZERO) not zero or (CLI_FINITE) any; or (CLI_POSITIVE_INF) above zero, "inf"
  * included; 0, or -1 after a message naming the option and the text. */
-enum { CLI_POSITIVE, CLI_NONNEGATIVE, CLI_FINITE, CLI_POSITIVE_INF };
+enum { CLI_POSITIVE, CLI_NONZERO, CLI_FINITE, CLI_POSITIVE_INF };
 int cli_number(cli_args *a, int rule, double *out);
 /* A whole number from lo to hi; 0, or -1 after a message. */
 int cli_whole(cli_args *a, unsigned long lo, unsigned long hi, unsigned *out);

@@ -31,7 +31,8 @@ static void usage(FILE *out)
         "points, same order). DEPTH: a 16-bit single-channel PNG or PGM in sensor units, or a\n"
         ".npy array (height x width) of uint16 sensor units or float32 metres. OUT: .ply (PLY)\n"
         "or .pcd (PCL's PCD, colour packed as PCL packs it), binary unless --ascii.\n"
-        "  --fx, --fy F       focal lengths in pixels (positive)\n"
+        "  --fx, --fy F       focal lengths in pixels (non-zero; a negative one mirrors that\n"
+        "                     axis, as in Open3D)\n"
         "  --cx, --cy F       principal point in pixels (may be negative or past the image,\n"
         "                     as for a crop)\n"
         "  --intrinsics FILE  Open3D PinholeCameraIntrinsic JSON, or \"fx fy cx cy width\n"
@@ -251,9 +252,9 @@ static int read_intrinsics(const char *path, cloud_job *job)
         return -1;
     }
     if (w <= 0 || h <= 0 || !isfinite(fx) || !isfinite(fy) || !isfinite(cx) || !isfinite(cy) ||
-        !(fx > 0) || !(fy > 0)) {
+        fx == 0 || fy == 0) {
         cli_error("intrinsics '%s': fx %g, fy %g, cx %g, cy %g, %d x %d; the focal lengths must "
-                  "be positive, the principal point finite and the size positive",
+                  "be finite and non-zero, the principal point finite and the size positive",
                   path, fx, fy, cx, cy, w, h);
         return -1;
     }
@@ -337,7 +338,7 @@ static int option(cli_args *a, void *arg)
 {
     cloud_args *c = arg;
     cloud_job *job = c->job;
-    static const int k_rules[4] = {CLI_POSITIVE, CLI_POSITIVE, CLI_FINITE, CLI_FINITE};
+    static const int k_rules[4] = {CLI_NONZERO, CLI_NONZERO, CLI_FINITE, CLI_FINITE};
     for (int j = 0; j < 4; ++j)
         if (cli_is(a, k_flags[j]))
             return cli_number(a, k_rules[j], &c->k[j]) != 0 ? -1 : 1;
