@@ -15,7 +15,8 @@ release the GIL while the device works.
 Every function runs on a default context (made on first use from CLCOMPUTE_DEVICE, else the
 library's rule: the largest GPU, else the CPU); `Context(device)` chooses one, with the same
 methods. Errors from the library raise `clcompute.Error` with the library's message (build logs
-included) and its `.status`. docs/python.md has the details.
+included) and its `.status`; `clcompute.ArgumentError`, also a ValueError, where the library
+found an argument wrong. docs/python.md has the details.
 """
 import inspect
 import math
@@ -31,9 +32,9 @@ except ImportError as e:  # the source tree (python/clcompute) shadows the insta
                       "is the source tree, install the package (pip install .) and run from "
                       "another folder") from e
 from ._clcompute import Batch as _Batch
-from ._clcompute import Error
+from ._clcompute import ArgumentError, Error
 
-__all__ = ["Context", "Error", "devices", "gray", "median", "depth_to_points", "sum", "min", "max",
+__all__ = ["Context", "Error", "ArgumentError", "devices", "gray", "median", "depth_to_points", "sum", "min", "max",
            "mean", "argmin", "argmax", "gray_many", "depth_to_points_many", "default_context",
            "copies", "empty_pinned"]
 __version__ = _clcompute.library_version

@@ -15,18 +15,25 @@
 
 #include <clcompute/clcompute.h>
 
-static PyObject *error_type; /* clcompute.Error */
+static PyObject *error_type;          /* clcompute.Error */
+static PyObject *argument_error_type; /* clcompute.ArgumentError */
 
 /* Raises clcompute.Error(message) with .status = st (a clc_status) and .status_name
- * ("CLC_ERROR_INVALID_ARGUMENT"). */
+ * ("CLC_ERROR_INVALID_ARGUMENT"): clcompute.ArgumentError, which is a ValueError too, for the
+ * statuses that say the caller's values were wrong, so that `except ValueError` catches a zero
+ * focal length as it catches numpy's bad values. */
 static PyObject *raise_message(clc_status st, const char *message)
 {
-    PyObject *e = PyObject_CallFunction(error_type, "s", message);
+    PyObject *type = st == CLC_ERROR_INVALID_ARGUMENT || st == CLC_ERROR_INVALID_SELECTOR ||
+                             st == CLC_ERROR_SIZE_OVERFLOW
+                         ? argument_error_type
+                         : error_type;
+    PyObject *e = PyObject_CallFunction(type, "s", message);
     PyObject *code = PyLong_FromLong((long)st);
     PyObject *name = PyUnicode_FromString(clc_status_string(st));
     if (e && code && name && PyObject_SetAttrString(e, "status", code) == 0 &&
         PyObject_SetAttrString(e, "status_name", name) == 0)
-        PyErr_SetObject(error_type, e);
+        PyErr_SetObject(type, e);
     Py_XDECREF(e), Py_XDECREF(code), Py_XDECREF(name);
     return NULL;
 }
@@ -872,12 +879,25 @@ static int module_exec(PyObject *m)
                   "logs included), e.status and e.status_name its status.",
                   PyExc_RuntimeError, NULL)
             : NULL;
-    if (!error_type || PyModule_AddObjectRef(m, "Context", context) != 0 ||
+    PyObject *bases = error_type ? PyTuple_Pack(2, error_type, PyExc_ValueError) : NULL;
+    argument_error_type =
+        bases
+            ? PyErr_NewExceptionWithDoc(
+                  "clcompute.ArgumentError",
+                  "A clcompute.Error that says an argument was wrong (CLC_ERROR_INVALID_ARGUMENT, "
+                  "_INVALID_SELECTOR or _SIZE_OVERFLOW); a ValueError too.",
+                  bases, NULL)
+            : NULL;
+    Py_XDECREF(bases);
+    if (!argument_error_type || PyModule_AddObjectRef(m, "Context", context) != 0 ||
         PyModule_AddObjectRef(m, "Batch", batch) != 0 ||
         PyModule_AddObjectRef(m, "Error", error_type) != 0 ||
+        PyModule_AddObjectRef(m, "ArgumentError", argument_error_type) != 0 ||
         PyModule_AddStringConstant(m, "library_version", CLC_VERSION_STRING) != 0) {
         Py_XDECREF(context), Py_XDECREF(batch);
         Py_CLEAR(host_memory_type);
+        Py_CLEAR(error_type);
+        Py_CLEAR(argument_error_type);
         return -1;
     }
     Py_DECREF(context), Py_DECREF(batch);

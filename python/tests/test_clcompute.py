@@ -93,6 +93,25 @@ def test_the_library_sees_the_callers_memory():
     assert "overlap" in str(e.value) and e.value.status_name == "CLC_ERROR_INVALID_ARGUMENT"
 
 
+def test_a_wrong_value_the_library_finds_is_a_value_error():
+    """The library's argument statuses raise clcompute.ArgumentError, an Error and a ValueError,
+    so numpy users' `except ValueError` sees them; other statuses do not."""
+    d = np.full((4, 5), 1000, np.uint16)
+    with pytest.raises(ValueError, match="fx=0") as e:
+        clcompute.depth_to_points(d, 0.0, 500, 2, 2)
+    assert isinstance(e.value, clcompute.ArgumentError) and isinstance(e.value, clcompute.Error)
+    assert e.value.status_name == "CLC_ERROR_INVALID_ARGUMENT"
+    with pytest.raises(ValueError, match="item 0 of 2: .*fx=nan"):
+        clcompute.depth_to_points_many([d, d.copy()], math.nan, 500, 2, 2)
+    with pytest.raises(clcompute.Error) as e:
+        clcompute.Context("no-such-device")
+    assert not isinstance(e.value, ValueError)  # a selector that matched nothing is not a bad value
+    # A negative focal length mirrors the axis, as in Open3D.
+    plain = clcompute.depth_to_points(d, 2.0, 3.0, 1.0, 1.0)
+    mirrored = clcompute.depth_to_points(d, -2.0, 3.0, 1.0, 1.0)
+    assert np.array_equal(mirrored[:, 0], -plain[:, 0]) and np.array_equal(mirrored[:, 1:], plain[:, 1:])
+
+
 class Tensor:
     """Another library's tensor as clcompute meets it: only DLPack's two methods (numpy's own
     exporter underneath, so the memory is the array's), on the device type given."""
