@@ -242,10 +242,15 @@ static unsigned variant_threads(int v)
     return tune_threads[(size_t)v % TUNE_THREADS];
 }
 
+/* The most copy threads worth running on a host of `cores`: one a core, and 2 on one core too. */
+static long most_threads(long cores)
+{
+    return cores > 2 ? cores : 2;
+}
+
 int clc__staging_threads_fit(unsigned threads, long cores)
 {
-    const long most = cores > 2 ? cores : 2;
-    return threads <= most && (4 * (long)threads >= cores || threads == 16);
+    return threads <= most_threads(cores) && (4 * (long)threads >= cores || threads == 16);
 }
 
 typedef struct tune_input {
@@ -349,8 +354,8 @@ static cl_int staging_get(clc_context *ctx, clc_staging **out)
                  * this host's. */
                 const long cores = clc__host_cores();
                 capacity = variant_chunk(v), threads = variant_threads(v);
-                if (cores > 0 && threads > (unsigned long)cores)
-                    threads = cores > 2 ? (unsigned)cores : 2;
+                if (cores > 0 && threads > most_threads(cores))
+                    threads = (unsigned)most_threads(cores);
                 reference = staging_reference(ctx);
             }
         }
