@@ -199,6 +199,11 @@ def _output(out, shape, dtype, name="out"):
     numpy array, ValueError for the wrong shape, dtype (native byte order) or a read-only one."""
     if out is None:
         return np.empty(shape, dtype)
+    # The checks first and the message only on failure: formatting it took 2.3 us a call, half
+    # of what the layer costs a 1x1 gray.
+    if (isinstance(out, np.ndarray) and out.shape == tuple(shape) and out.dtype == dtype
+            and out.flags.writeable):
+        return out
     want = f"a numpy array of shape {tuple(shape)} and dtype {np.dtype(dtype).name}"
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{name} must be {want}, not {type(out).__module__}.{type(out).__name__}")
@@ -206,9 +211,7 @@ def _output(out, shape, dtype, name="out"):
         order = "" if out.dtype.isnative else ", non-native byte order"
         raise ValueError(f"{name} must be {want} in native byte order, not {out.shape} "
                          f"{out.dtype.name}{order}")
-    if not out.flags.writeable:
-        raise ValueError(f"{name} is read-only")
-    return out
+    raise ValueError(f"{name} is read-only")
 
 
 class Context(_clcompute.Context):
