@@ -114,8 +114,7 @@ inline void put_point(const frame_t *fr, uint k, uint j, float z, int valid,
 inline int16 block_at(const frame_t *fr, const uint j, const uint k, float16 *x, float16 *y,
                       float16 *z)
 {
-    const float16 lane = (float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
-                                   10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    const uint16 lane = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __global uchar *row = fr->depth + (ulong)j * fr->depth_pitch;
 #ifdef DEPTH_U16
     const uint16 raw = convert_uint16(vload16(0, (const __global ushort *)row + k));
@@ -125,7 +124,9 @@ inline int16 block_at(const frame_t *fr, const uint j, const uint k, float16 *x,
     *z = vload16(0, (const __global float *)row + k);
     const int16 ok = (*z > 0.0f) & (*z < fr->trunc);
 #endif
-    *x = (((float16)((float)k) + lane) - fr->cx) * *z * fr->inv_fx;
+    /* The column converted once, as put_point's (float)u: (float)k + lane would round twice
+     * from k = 2^28 + 16 on, where (float)k is no longer exact. */
+    *x = (convert_float16((uint16)k + lane) - fr->cx) * *z * fr->inv_fx;
     *y = ((float)j - fr->cy) * *z * fr->inv_fy;
     return ok;
 }

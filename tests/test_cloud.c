@@ -165,6 +165,36 @@ static void large_frame_matches_reference(void **state)
     frame_free(&fr);
 }
 
+/* A row wider than 2^28 samples, valid only around column 2^28: the columns there are not exact
+ * as floats, and each x must come from the column rounded once, as in the reference. Compared
+ * bit for bit. Dense only: the organized cloud of such a row would take 3 GiB. */
+static void columns_past_float_precision_round_once(void **state)
+{
+    clc_context *ctx = *state;
+    const size_t base = (size_t)1 << 28, width = base + 64, valid = 48;
+    const clc_image_desc desc = {CLC_PIXEL_DEPTH_U16, width, 1, 0};
+    if (clc_context_device(ctx)->max_alloc_bytes < width * 2)
+        skip();
+    uint16_t *d = calloc(width, 2);
+    float got[3 * 48 + 3], want[3 * 48 + 3];
+    assert_non_null(d);
+    for (size_t i = 0; i < valid; ++i)
+        d[base + i] = (uint16_t)(1000 + i);
+    const clc_cloud_options o = {0};
+    const clc_ref_cloud p = params_of(&desc, &o);
+    size_t count = 0;
+    if (clc_depth_to_points(ctx, &desc, d, NULL, NULL, &K, &o, got, NULL, valid, &count) !=
+        CLC_SUCCESS)
+        fail_msg("clc_depth_to_points: %s", clc_last_error());
+    assert_int_equal(count, valid);
+    assert_int_equal(clc__ref_depth_to_points(&desc, d, NULL, NULL, &p, want, NULL), valid);
+    for (size_t i = 0; i < 3 * valid; ++i)
+        if (memcmp(&got[i], &want[i], sizeof got[i]) != 0)
+            fail_msg("point %zu (column %zu) coordinate %zu: %.9g, reference %.9g", i / 3,
+                     base + i / 3, i % 3, (double)got[i], (double)want[i]);
+    free(d);
+}
+
 static void all_invalid_and_all_valid_images(void **state)
 {
     clc_context *ctx = *state;
@@ -639,6 +669,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FIXTURE_TEST(matches_reference_for_types_layouts_strides_and_sizes),
         FIXTURE_TEST(large_frame_matches_reference),
+        FIXTURE_TEST(columns_past_float_precision_round_once),
         FIXTURE_TEST(all_invalid_and_all_valid_images),
         FIXTURE_TEST(truncation_edge_is_invalid_and_scale_applies),
         FIXTURE_TEST(too_small_capacity_writes_nothing_and_reports_the_count),
