@@ -146,8 +146,28 @@ ln -s .. "$work/tree/sub/up"
 grep -q "2/2 done" "$work/log" || fail "tree batch did not convert 2 files: $(cat "$work/log")"
 grep -q "skipped 1 link to a folder the scan was already in" "$work/log" || fail "loop not said"
 grep -q "skipped 1 hidden entry" "$work/log" || fail "hidden entry not said"
+grep -q "skipped '.*tree/gray': it is the output folder" "$work/log" && fail "output folder said before it exists"
 "$tool" gray "$work/tree" -o "$work/tree/gray" --recursive 2> "$work/log" ||
     fail "second tree batch: $(cat "$work/log")"
+grep -q "skipped '.*tree/gray': it is the output folder, so its files are outputs" "$work/log" ||
+    fail "skipped output folder not said: $(cat "$work/log")"
+
+# Other names of one file (hard and symbolic links, as datasets built of links have) are inputs
+# of their own, each with its output; the same name twice (a folder and a file in it) is one. A
+# FIFO in a folder is skipped and said (it would block a worker); named, it is read (below).
+mkdir -p "$work/links"
+cp "$data/rgb.png" "$work/links/a.png"
+ln "$work/links/a.png" "$work/links/b.png"
+ln -s a.png "$work/links/c.png"
+mkfifo "$work/links/d.png"
+"$tool" gray "$work/links" "$work/links/a.png" -o "$work/links_out" --device "$dev" 2> "$work/log" ||
+    fail "links batch: $(cat "$work/log")"
+[ "$(ls "$work/links_out")" = "$(printf 'a.png\nb.png\nc.png')" ] ||
+    fail "links batch wrote $(ls "$work/links_out")"
+for f in a b c; do
+    cmp -s "$work/links_out/$f.png" "$work/single_rgb.png" || fail "links batch: $f.png differs"
+done
+grep -q "skipped 1 entry that is not a regular file" "$work/log" || fail "FIFO not said: $(cat "$work/log")"
 [ ! -e "$work/tree/gray/gray" ] || fail "the output folder was read as input"
 "$tool" gray "$work/tree" -o "$work/dotfmt" --format .jpg --quiet || fail "--format .jpg"
 [ -s "$work/dotfmt/a.jpg" ] || fail "--format .jpg did not write a.jpg"

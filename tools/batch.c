@@ -249,8 +249,9 @@ size_t cli_stem(const char *path, const char **start)
 /* What a folder scan left out, for one message at the end, and what it must not enter. */
 typedef struct skipped {
     char **names;
-    size_t count, folders, hidden, loops;
-    dev_t out_dev; /* the output folder, when it exists: never an input */
+    size_t count, folders, hidden, loops, special;
+    char *out_seen; /* where a scan met the output folder, for the message */
+    dev_t out_dev;  /* the output folder, when it exists: never an input */
     ino_t out_ino;
     int has_out;
     struct stat *path; /* the folders from the input folder down to the one scanned */
@@ -334,14 +335,25 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
         char *full = name[0] == '.' || rc ? NULL : join(dir, name);
         struct stat st;
         if (full && stat(full, &st) == 0) {
-            if (S_ISDIR(st.st_mode) && skip_folder(s, &st)) {
-                s->loops += !(s->has_out && st.st_dev == s->out_dev && st.st_ino == s->out_ino);
+            const int is_out = s->has_out && st.st_dev == s->out_dev && st.st_ino == s->out_ino;
+            if (S_ISDIR(st.st_mode) && is_out && b->recursive) {
+                if (!s->out_seen) {
+                    s->out_seen = full;
+                    full = NULL;
+                }
+            } else if (S_ISDIR(st.st_mode) && skip_folder(s, &st)) {
+                s->loops += !is_out;
             } else if (S_ISDIR(st.st_mode) && b->recursive) {
                 char *sub = join(rel, name);
                 rc = sub ? scan(b, full, &st, sub, s) : -1;
                 free(sub);
             } else if (S_ISDIR(st.st_mode)) {
                 ++s->folders;
+            } else if (!S_ISREG(st.st_mode)) {
+                /* A FIFO would block its worker until something writes to it, a device could
+                 * be endless: a folder's files are regular ones. (Named on the command line,
+                 * such a file is read: the user asked for it.) */
+                ++s->special;
             } else if (b->accept(name)) {
                 rc = add_item(b, full, &st, rel);
             } else {
@@ -361,8 +373,10 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
     return rc;
 }
 
-/* Items in order of (device, inode) then position, to drop a file given twice (a folder and a
- * file in it, or two names of one file) and keep its first place. */
+/* Items in order of (device, inode, output name) then position, to drop a file given twice
+ * under one name (a folder and a file in it) and keep its first place. Other names of one file
+ * (hard or symbolic links, as datasets built of links have) are inputs of their own: each gets
+ * its output. */
 static int by_file(const void *a, const void *b)
 {
     const cli_item *x = a, *y = b;
@@ -370,7 +384,8 @@ static int by_file(const void *a, const void *b)
         return x->dev < y->dev ? -1 : 1;
     if (x->ino != y->ino)
         return x->ino < y->ino ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
+    const int c = strcmp(x->rel, y->rel);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
 static int by_order(const void *a, const void *b)
@@ -387,7 +402,8 @@ static void drop_repeats(cli_batch *b)
     size_t kept = 1;
     for (size_t i = 1; i < b->count; ++i) {
         cli_item *last = &b->items[kept - 1];
-        if (b->items[i].dev == last->dev && b->items[i].ino == last->ino) {
+        if (b->items[i].dev == last->dev && b->items[i].ino == last->ino &&
+            strcmp(b->items[i].rel, last->rel) == 0) {
             free(b->items[i].path);
             free(b->items[i].rel);
         } else {
@@ -434,6 +450,13 @@ int cli_batch_expand(cli_batch *b)
             cli_error("skipped %zu folder%s (--recursive converts subfolders too)", s.folders,
                       s.folders == 1 ? "" : "s");
     }
+    if (rc == 0 && !b->quiet && s.special)
+        cli_error("skipped %zu entr%s that %s not a regular file (a FIFO, socket or device; name "
+                  "one on the command line to read it)",
+                  s.special, s.special == 1 ? "y" : "ies", s.special == 1 ? "is" : "are");
+    if (rc == 0 && !b->quiet && s.out_seen)
+        cli_error("skipped '%s': it is the output folder, so its files are outputs, not inputs",
+                  s.out_seen);
     if (rc == 0 && !b->quiet && s.hidden)
         cli_error("skipped %zu hidden entr%s (names starting with '.')", s.hidden,
                   s.hidden == 1 ? "y" : "ies");
@@ -444,6 +467,7 @@ int cli_batch_expand(cli_batch *b)
         free(s.names[i]);
     free(s.names);
     free(s.path);
+    free(s.out_seen);
     return rc;
 }
 
