@@ -124,4 +124,12 @@ mkdir -p "$work/min" && cp "$data/depth16.png" "$data/gray.png" "$work/min/" &&
 "$tool" median "$work/min" -o "$work/mout" --format npy --quiet 2> "$work/err" ||
     fail "median batch: $(cat "$work/err")"
 [ "$(ls "$work/mout" | wc -l)" -eq 3 ] || fail "median batch wrote $(ls "$work/mout")"
+# A file larger than any image is refused before it is read (a sparse 3 GiB file: no disk used;
+# read whole, it took 3 GiB of memory and seconds before the refusal).
+if truncate -s 3G "$work/huge.png" 2> /dev/null; then
+    ( ulimit -v 1000000; "$tool" gray "$work/huge.png" "$work/huge_gray.png" ) 2> "$work/err"
+    [ $? -eq 1 ] && grep -q "huge.png' is larger than 2 GiB" "$work/err" && [ ! -e "$work/huge_gray.png" ] ||
+        fail "3 GiB input: $(cat "$work/err")"
+    rm -f "$work/huge.png"
+fi
 echo "tool command line OK"

@@ -186,6 +186,14 @@ static const unsigned char *read_file(const char *path, size_t *size)
         fclose(f);
         return NULL;
     }
+    /* No image this tool reads is that large (the decoders take int sizes); a file known to be
+     * is refused unread, and a pipe or device is read no further than that. */
+    const size_t most = (size_t)INT32_MAX;
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > most) {
+        fclose(f);
+        cli_error("'%s' is larger than 2 GiB; not a file this tool reads", path);
+        return NULL;
+    }
     /* Read to the end rather than trusting st_size: a pipe or FIFO has none. */
     size_t want = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
     int failed = 0;
@@ -199,11 +207,15 @@ static const unsigned char *read_file(const char *path, size_t *size)
             failed = errno ? errno : EIO;
             break;
         }
-        if (n < s->file.capacity)
+        if (n < s->file.capacity || n > most)
             break;
-        want = s->file.capacity * 2;
+        want = s->file.capacity * 2 < most + 1 ? s->file.capacity * 2 : most + 1;
     }
     fclose(f);
+    if (!failed && n > most) {
+        cli_error("'%s' is larger than 2 GiB; not a file this tool reads", path);
+        return NULL;
+    }
     if (failed) {
         cli_error("cannot read '%s': %s", path, strerror(failed));
         return NULL;
@@ -575,8 +587,15 @@ int img_read(const char *path, int slot, int want_channels, int allow16, img *ou
     memset(out, 0, sizeof *out);
     size_t size = 0;
     const unsigned char *data = img_read_file(path, &size);
+    return data ? img_decode(path, data, size, slot, want_channels, allow16, out) : -1;
+}
+
+int img_decode(const char *path, const unsigned char *data, size_t size, int slot,
+               int want_channels, int allow16, img *out)
+{
+    memset(out, 0, sizeof *out);
     scratch *s = this_thread();
-    if (!data || !s)
+    if (!s)
         return -1;
     const unsigned long long t0 = cli_now_ns();
     const int rc = decode(s, path, data, size, slot, want_channels, allow16, out);

@@ -64,8 +64,14 @@ typedef struct img {
 int img_read(const char *path, int slot, int want_channels, int allow16, img *out);
 
 /* The whole file in this thread's file buffer (valid until the next read on this thread); NULL
- * after a message. */
+ * after a message. Files of more than 2 GiB are refused, before reading when their size is
+ * known. */
 const unsigned char *img_read_file(const char *path, size_t *size);
+
+/* img_read on a file already read with img_read_file (data, size): the same, without reading it
+ * again. */
+int img_decode(const char *path, const unsigned char *data, size_t size, int slot,
+               int want_channels, int allow16, img *out);
 
 /* Writes 8-bit gray pixels (rows packed) to path in `format`, whole or not at all; 0, or -1 with
  * the reason in error. */

@@ -61,7 +61,7 @@ int plane_read(const char *path, const char *what, plane *out)
     if (npy_is_npy(file, size))
         return read_npy(path, what, file, size, out);
     img image;
-    if (img_read(path, IMG_SLOT_0, 0, 1, &image) != 0)
+    if (img_decode(path, file, size, IMG_SLOT_0, 0, 1, &image) != 0)
         return -1;
     if (image.channels != 1) {
         cli_error("%s '%s' is %s; it needs one channel (gray or depth)%s", what, path,
