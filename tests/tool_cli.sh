@@ -124,6 +124,23 @@ mkdir -p "$work/min" && cp "$data/depth16.png" "$data/gray.png" "$work/min/" &&
 "$tool" median "$work/min" -o "$work/mout" --format npy --quiet 2> "$work/err" ||
     fail "median batch: $(cat "$work/err")"
 [ "$(ls "$work/mout" | wc -l)" -eq 3 ] || fail "median batch wrote $(ls "$work/mout")"
+# An output that is a symbolic link is written through it (the link stays); one that is a FIFO
+# is refused at once (renamed over, its reader would see nothing), as is a link to nothing.
+echo "not an image yet" > "$work/target.png"
+ln -s target.png "$work/link.png"
+"$tool" gray "$data/rgb.png" "$work/link.png" || fail "gray through a link"
+"$tool" gray "$data/rgb.png" "$work/plain.png" || fail "gray to plain.png"
+[ -L "$work/link.png" ] && cmp -s "$work/target.png" "$work/plain.png" ||
+    fail "the link was replaced, or not written through"
+mkfifo "$work/fifo.png"
+"$tool" gray "$data/rgb.png" "$work/fifo.png" 2> "$work/err"
+[ $? -eq 1 ] && [ -p "$work/fifo.png" ] && grep -q "fifo.png': it exists and is not a regular file" "$work/err" ||
+    fail "output FIFO: $(cat "$work/err")"
+ln -s nowhere.png "$work/dangling.png"
+"$tool" gray "$data/rgb.png" "$work/dangling.png" 2> "$work/err"
+[ $? -eq 1 ] && [ ! -e "$work/nowhere.png" ] && grep -q "symbolic link to a missing file" "$work/err" ||
+    fail "dangling output link: $(cat "$work/err")"
+
 # A file larger than any image is refused before it is read (a sparse 3 GiB file: no disk used;
 # read whole, it took 3 GiB of memory and seconds before the refusal).
 if truncate -s 3G "$work/huge.png" 2> /dev/null; then

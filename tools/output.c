@@ -1,6 +1,7 @@
 /* What the tool writes: messages and the progress line on stderr, output files whole or not at
  * all, and what happens on Ctrl-C. The tool's one piece of shared state lives here, behind one
  * lock: the message prefix, the progress line's length, and the temporary files being written. */
+#define _XOPEN_SOURCE 700 /* realpath: POSIX, but an XSI function to glibc's headers */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -135,8 +136,10 @@ static void track(char *path, int add)
     }
 }
 
-static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg,
+static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), void *arg,
                         char *error, size_t error_size);
+static int write_replacing(const char *path, const char *given, int (*write)(FILE *out, void *arg),
+                           void *arg, char *error, size_t error_size);
 
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size)
@@ -147,8 +150,37 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
     return rc;
 }
 
-static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg,
+static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), void *arg,
                         char *error, size_t error_size)
+{
+    /* An output that is a symbolic link is written through, as fopen would (the link stays a
+     * link); one that is a FIFO, device or socket is refused: a rename would replace it with a
+     * plain file its reader never sees. */
+    struct stat seen;
+    char *resolved = NULL;
+    if (lstat(given, &seen) == 0 && S_ISLNK(seen.st_mode)) {
+        resolved = realpath(given, NULL);
+        if (!resolved) {
+            snprintf(error, error_size, "cannot write '%s': it is a symbolic link to %s", given,
+                     errno == ENOENT ? "a missing file" : strerror(errno));
+            return -1;
+        }
+    }
+    const char *path = resolved ? resolved : given;
+    if (stat(path, &seen) == 0 && !S_ISREG(seen.st_mode)) {
+        snprintf(error, error_size, "cannot write '%s': it exists and is not a regular file%s",
+                 given, S_ISDIR(seen.st_mode) ? " but a folder" : " (a FIFO, device or socket)");
+        free(resolved);
+        return -1;
+    }
+    const int rc = write_replacing(path, given, write, arg, error, error_size);
+    free(resolved);
+    return rc;
+}
+
+/* Writes `path` (a regular file or none; `given` names it in messages) whole or not at all. */
+static int write_replacing(const char *path, const char *given, int (*write)(FILE *out, void *arg),
+                           void *arg, char *error, size_t error_size)
 {
     size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
     char *tmp = malloc(n);
@@ -166,7 +198,7 @@ static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), vo
         track(tmp, 1);
     pthread_mutex_unlock(&lock);
     if (fd < 0) {
-        snprintf(error, error_size, "cannot create a file beside '%s': %s", path,
+        snprintf(error, error_size, "cannot create a file beside '%s': %s", given,
                  strerror(made_errno));
         free(tmp);
         return -1;
@@ -192,14 +224,14 @@ static int write_atomic(const char *path, int (*write)(FILE *out, void *arg), vo
         int flushed = fflush(f) == 0 && !ferror(f);
         int closed = fclose(f) == 0;
         if (!wrote || !flushed || !closed)
-            snprintf(error, error_size, "cannot write '%s': %s", path,
+            snprintf(error, error_size, "cannot write '%s': %s", given,
                      errno ? strerror(errno) : "write failed");
         else
             rc = 0;
     }
     pthread_mutex_lock(&lock);
     if (rc == 0 && rename(tmp, path) != 0) {
-        snprintf(error, error_size, "cannot replace '%s': %s", path, strerror(errno));
+        snprintf(error, error_size, "cannot replace '%s': %s", given, strerror(errno));
         rc = -1;
     }
     if (rc != 0)
