@@ -67,7 +67,10 @@ const char *cli_value(cli_args *a)
         return a->given;
     if (!a->given && a->next < a->argc) {
         const char *v = a->argv[a->next];
-        if (v[0] && (v[0] != '-' || v[1] == '\0' || negative_number(v))) {
+        /* "-" (standard input or output), a number ("-5", "-inf") or anything a digit follows
+         * ("-1/2": the option then says what it takes) is a value; "--fy" is the next option. */
+        if (v[0] && (v[0] != '-' || v[1] == '\0' || negative_number(v) ||
+                     isdigit((unsigned char)v[1]) || v[1] == '.')) {
             ++a->next;
             return v;
         }

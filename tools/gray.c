@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <clcompute/clcompute.h>
 
@@ -122,9 +123,10 @@ static int option(cli_args *a, void *arg)
     const char *w = cli_value(a);
     if (!w)
         return -1;
-    if (strcmp(w, "bt601") == 0) {
+    /* Any case, as the Python package takes it (BT.709 is how standards write it). */
+    if (strcasecmp(w, "bt601") == 0) {
         job->options.weights = CLC_GRAY_BT601;
-    } else if (strcmp(w, "bt709") == 0) {
+    } else if (strcasecmp(w, "bt709") == 0) {
         job->options.weights = CLC_GRAY_BT709;
     } else {
         cli_error("unknown weights '%s' (bt601 or bt709)", w);

@@ -220,6 +220,11 @@ class Context(_clcompute.Context):
     largest GPU, else the CPU). Safe to share between threads. ctx.device() describes it."""
 
     def __init__(self, device=None):
+        if isinstance(device, str) and not device.strip():
+            # As the tool's --device '': an empty selector is more likely a variable that was
+            # never set than a wish for the default, which None asks for.
+            raise ValueError(f"device must be a selector ('gpu', 'cpu', 'nvidia', '0:1', ...) or "
+                             f"None for the default, not {device!r}")
         super().__init__(device)
 
     def __repr__(self):
@@ -499,8 +504,8 @@ def gray_many(images, order="rgb", weights="bt601", devices="all"):
     items, outs = [], []
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
-    for img in images:
-        src, o = _gray_args("each image", img, o)
+    for i, img in enumerate(images):
+        src, o = _gray_args(f"images[{i}]", img, o)
         out = np.empty(src.shape[:2], np.uint8)
         outs.append(out)
         items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[w]))
@@ -514,8 +519,8 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     `devices` at once. Returns the point arrays in order."""
     items, grids = [], []
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
-    for depth in depths:
-        src, fmt, scale, trunc, s = _depth_args("each depth", depth, depth_scale, depth_trunc,
+    for i, depth in enumerate(depths):
+        src, fmt, scale, trunc, s = _depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc,
                                                 stride)
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)

@@ -40,6 +40,12 @@ def test_devices_and_context():
     assert "clcompute.Context" in repr(ctx)
 
 
+def test_an_empty_selector_is_refused_as_the_tool_refuses_it():
+    for empty in ("", "  "):
+        with pytest.raises(ValueError, match="None for the default"):
+            clcompute.Context(empty)
+
+
 def test_unknown_device_raises_the_library_message():
     with pytest.raises(clcompute.Error) as e:
         clcompute.Context("no-such-device")
@@ -319,6 +325,15 @@ def test_numbers_are_checked_before_the_library_sees_them():
     with pytest.raises(TypeError, match="masked"):
         clcompute.argmax(np.ma.array([1, 5, 3], mask=[0, 1, 0]))
     assert len(clcompute.depth_to_points(d, 500, 500, 1, 1, depth_trunc=math.inf)) == 6
+
+
+def test_a_bad_batch_item_is_named_by_its_index():
+    img = np.zeros((4, 4, 3), np.uint8)
+    with pytest.raises(ValueError, match=r"images\[1\] must be \(H, W, 3\)"):
+        clcompute.gray_many([img, np.zeros((4, 4), np.uint8)])
+    d = np.full((4, 4), 1000, np.uint16)
+    with pytest.raises(ValueError, match=r"depths\[2\] must be \(H, W\) uint16 or float32"):
+        clcompute.depth_to_points_many([d, d, d.astype(np.int32)], 500, 500, 2, 2)
 
 
 def test_a_failed_batch_item_says_why():
