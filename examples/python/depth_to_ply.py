@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A 16-bit depth PNG (millimetres, as depth cameras write them) to a point cloud: median filter
 for the speckle, then points with Open3D's semantics, written as PLY. With Open3D installed the
-cloud is also handed to it (and shown with --show); without, the PLY is written by hand.
+cloud is also handed to it (and shown with --show); without, the PLY is written by hand. The PNG
+is read with OpenCV or Open3D (pip install opencv-python-headless); a .npy depth array (uint16
+millimetres, np.save) needs neither.
 
     python depth_to_ply.py depth.png cloud.ply --fx 525 --fy 525 --cx 319.5 --cy 239.5 [--show]"""
 import argparse
@@ -18,12 +20,19 @@ p.add_argument("--depth-trunc", type=float, default=3.0)
 p.add_argument("--show", action="store_true")
 a = p.parse_args()
 
-try:
-    import cv2
-    depth = cv2.imread(a.depth, cv2.IMREAD_UNCHANGED)
-except ImportError:
-    import open3d as o3d
-    depth = np.asarray(o3d.io.read_image(a.depth))
+if a.depth.lower().endswith(".npy"):
+    depth = np.load(a.depth)
+else:
+    try:
+        import cv2
+        depth = cv2.imread(a.depth, cv2.IMREAD_UNCHANGED)
+    except ImportError:
+        try:
+            import open3d as o3d
+        except ImportError:
+            raise SystemExit("reading a PNG takes OpenCV or Open3D (pip install "
+                             "opencv-python-headless); or give the depth as a .npy") from None
+        depth = np.asarray(o3d.io.read_image(a.depth))
 if depth is None or depth.dtype != np.uint16 or depth.ndim != 2:
     raise SystemExit(f"{a.depth} is not a 16-bit one-channel image")
 

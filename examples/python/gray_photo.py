@@ -5,7 +5,11 @@ OpenCV writes it; the result is cv2.cvtColor's, pixel for pixel.
     python gray_photo.py photo.jpg gray.png [DEVICE]"""
 import sys
 
-import cv2
+try:
+    import cv2
+except ImportError:
+    raise SystemExit("this example reads and writes the photo with OpenCV: pip install "
+                     "opencv-python-headless") from None
 import numpy as np
 
 import clcompute

@@ -548,6 +548,10 @@ def test_the_examples_run(tmp_path):
     r = run(ex / "reduce.py")
     assert r.returncode == 0 and "x.sum()" in r.stdout, r.stderr
     depth = (rng.integers(500, 3000, (48, 64))).astype(np.uint16)
+    np.save(tmp_path / "depth.npy", depth)  # needs neither OpenCV nor Open3D
+    r = run(ex / "depth_to_ply.py", tmp_path / "depth.npy", tmp_path / "n.ply", "--fx", 50,
+            "--fy", 50, "--cx", 32, "--cy", 24)
+    assert r.returncode == 0 and (tmp_path / "n.ply").stat().st_size > 48 * 64 * 12, r.stderr
     try:
         import cv2
     except ImportError:
