@@ -150,6 +150,101 @@ static void malformed_headers_are_refused(void **state)
     refused("{'descr': '<f4, 'fortran_order': False, 'shape': (3,), }", 12, "");
 }
 
+/* numpy reads the header as a Python dict literal and then wants exactly 'descr',
+ * 'fortran_order' and 'shape'. A reader that searched for each key took the first of two
+ * 'descr's (Python keeps the last), ignored other keys and read past junk after the '}'. */
+static void headers_numpy_would_not_read_are_refused(void **state)
+{
+    (void)state;
+    refused("{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", 24,
+            "gives 'descr' twice");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'shape': (6,), }", 24,
+            "gives 'shape' twice");
+    refused("{'descr': '<f4', 'fortran_order': True, 'fortran_order': False, 'shape': (3,), }", 12,
+            "gives 'fortran_order' twice");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'extra': 1, }", 12,
+            "the key 'extra'");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'Descr': '<f8', }", 12,
+            "the key 'Descr'");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), } junk", 12,
+            "'j' (byte 68) after the dict's closing '}'");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }}", 12, "after the dict");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)} {}", 12, "after the dict");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), } # comment", 12,
+            "after the dict");
+    /* Separators as Python's grammar has them: one comma between entries, a colon after keys. */
+    refused("{'descr': '<f4' 'fortran_order': False, 'shape': (3,)}", 12, "malformed after");
+    refused("{'descr': '<f4', 'fortran_order': False,, 'shape': (3,)}", 12, "quoted key");
+    refused("{'descr' '<f4', 'fortran_order': False, 'shape': (3,)}", 12, "':' expected");
+    refused("{descr: '<f4', 'fortran_order': False, 'shape': (3,)}", 12, "quoted key");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", 12, "malformed after");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), ", 12, "quoted key");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3", 12, "not closed");
+    refused("{'descr': '<f4', 'fortran_order': False, 'sha", 12, "not closed");
+    /* (3) is the integer 3 in Python; numpy refuses it as a shape. */
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3), }", 12, "not a tuple");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (,), }", 12, "','");
+    refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,,), }", 12, "','");
+    refused("{}", 12, "no 'descr'");
+    /* Junk in the padding after the dict, where numpy writes spaces and a final newline. */
+    size_t size = 0;
+    unsigned char *f = make("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 12, &size);
+    f[100] = 'x';
+    npy_info info;
+    char error[256] = "";
+    assert_int_equal(npy_parse(f, size, &info, error, sizeof error), -1);
+    assert_non_null(strstr(error, "'x' (byte 100) after the dict"));
+    f[100] = '\0';
+    assert_int_equal(npy_parse(f, size, &info, error, sizeof error), -1);
+    assert_non_null(strstr(error, "'?' (byte 100) after the dict"));
+    free(f);
+}
+
+/* The headers np.save writes, byte for byte (numpy 2.4, format versions 1.0, 2.0 and 3.0 differ
+ * only in the length field), and the spacing Python allows inside a dict literal. */
+static void headers_np_save_writes_are_read_byte_for_byte(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dict;
+        size_t count, ndim;
+        int fortran;
+    } cases[] = {
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 1, 0, 0},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }", 5, 1, 0},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 12, 2, 0},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }", 12, 2, 1},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4)}", 12, 2, 0},
+        {"{'descr':'<f4','fortran_order':False,'shape':(3,4,)}", 12, 2, 0},
+        {"\t{ 'shape' : ( 3 , 4 , ) ,\n 'descr' : \"<f4\" , 'fortran_order' : False ,\n}\r\t", 12,
+         2, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        for (int version = 1; version <= 3; ++version) {
+            const size_t prefix = version == 1 ? 10 : 12;
+            size_t len = prefix + strlen(cases[c].dict) + 1;
+            len = (len + 63) / 64 * 64;
+            unsigned char *f = calloc(len + 48, 1);
+            assert_non_null(f);
+            memcpy(f, "\x93NUMPY", 6);
+            f[6] = (unsigned char)version;
+            f[8] = (unsigned char)(len - prefix);
+            memset(f + prefix, ' ', len - prefix);
+            memcpy(f + prefix, cases[c].dict, strlen(cases[c].dict));
+            f[len - 1] = '\n';
+            npy_info info;
+            char error[256] = "";
+            if (npy_parse(f, len + 48, &info, error, sizeof error) != 0)
+                fail_msg("version %d, %s: %s", version, cases[c].dict, error);
+            assert_int_equal(info.data_offset, len);
+            assert_int_equal(info.count, cases[c].count);
+            assert_int_equal(info.ndim, cases[c].ndim);
+            assert_int_equal(info.fortran_order, cases[c].fortran);
+            free(f);
+        }
+    }
+}
+
 static void broken_prefixes_are_refused(void **state)
 {
     (void)state;
@@ -176,6 +271,8 @@ int main(void)
         cmocka_unit_test(every_numeric_dtype_and_fortran_order_are_read),
         cmocka_unit_test(version_2_headers_are_read),
         cmocka_unit_test(malformed_headers_are_refused),
+        cmocka_unit_test(headers_numpy_would_not_read_are_refused),
+        cmocka_unit_test(headers_np_save_writes_are_read_byte_for_byte),
         cmocka_unit_test(broken_prefixes_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,41 +19,25 @@ static const char *skip_space(const char *p, const char *end)
     return p;
 }
 
-/* The value text of key in the dict between p and end, as [*start, *stop). */
-static int find_key(const char *p, const char *end, const char *key, const char **start,
-                    const char **stop)
+/* The end of the value starting at v: a quoted string, a parenthesised tuple or a bare word
+ * (True, False); v itself when none starts there. NULL when a string or tuple is not closed. */
+static const char *value_end(const char *v, const char *end)
 {
-    const size_t n = strlen(key);
-    for (const char *q = p; q + n + 2 <= end; ++q) {
-        if ((*q == '\'' || *q == '"') && q[n + 1] == *q && memcmp(q + 1, key, n) == 0) {
-            const char *v = skip_space(q + n + 2, end);
-            if (v >= end || *v != ':')
-                return -1;
-            v = skip_space(v + 1, end);
-            const char *e = v;
-            if (e < end && *e == '(') {
-                while (e < end && *e != ')')
-                    ++e;
-                if (e >= end)
-                    return -1;
-                ++e;
-            } else if (e < end && (*e == '\'' || *e == '"')) {
-                const char quote = *e++;
-                while (e < end && *e != quote)
-                    ++e;
-                if (e >= end)
-                    return -1;
-                ++e;
-            } else {
-                while (e < end && (isalnum((unsigned char)*e) || *e == '_'))
-                    ++e;
-            }
-            *start = v;
-            *stop = e;
-            return 0;
-        }
+    const char *e = v;
+    if (e < end && *e == '(') {
+        while (e < end && *e != ')')
+            ++e;
+        return e < end ? e + 1 : NULL;
     }
-    return -1;
+    if (e < end && (*e == '\'' || *e == '"')) {
+        const char quote = *e++;
+        while (e < end && *e != quote)
+            ++e;
+        return e < end ? e + 1 : NULL;
+    }
+    while (e < end && (isalnum((unsigned char)*e) || *e == '_'))
+        ++e;
+    return e;
 }
 
 static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
@@ -101,11 +85,12 @@ static int parse_descr(const char *v, const char *e, clc_dtype *type, char *erro
 static int parse_shape(const char *v, const char *e, npy_info *info, char *error, size_t error_size)
 {
     info->ndim = 0;
-    if (*v != '(' || e[-1] != ')')
+    if (e - v < 2 || *v != '(' || e[-1] != ')')
         FAIL("'shape' is not a tuple");
     size_t product = 1;
     const char *p = v + 1;
     const char *last = e - 1;
+    int comma = 0; /* whether the last dimension was followed by a comma */
     for (;;) {
         p = skip_space(p, last);
         if (p >= last)
@@ -127,11 +112,16 @@ static int parse_shape(const char *v, const char *e, npy_info *info, char *error
         info->shape[info->ndim++] = d;
         product *= d;
         p = skip_space(p, last);
-        if (p < last && *p == ',')
+        comma = p < last && *p == ',';
+        if (comma)
             ++p;
         else if (p < last)
             FAIL("'shape' is malformed near '%c'", *p);
     }
+    /* Python reads (5) as the integer 5, and numpy refuses it: a 1-d shape is written (5,). */
+    if (info->ndim == 1 && !comma)
+        FAIL("'shape' is (%zu), an integer in Python, not a tuple; numpy writes (%zu,)",
+             info->shape[0], info->shape[0]);
     info->count = product;
     return 0;
 }
@@ -168,26 +158,66 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
     const char *h = (const char *)file + prefix;
     const char *end = h + header_len;
     const char *p = skip_space(h, end);
-    const char *close = end;
-    while (close > p && close[-1] != '}')
-        --close;
-    if (p >= end || *p != '{' || close <= p)
+    if (p >= end || *p != '{')
         FAIL("the .npy header is not a dict");
-
-    const char *v, *e;
-    if (find_key(p, close, "descr", &v, &e) != 0)
-        FAIL("the .npy header has no 'descr'");
-    if (parse_descr(v, e, &info->type, error, error_size) != 0)
-        return -1;
-    if (find_key(p, close, "fortran_order", &v, &e) != 0)
-        FAIL("the .npy header has no 'fortran_order'");
-    info->fortran_order = (size_t)(e - v) == 4 && memcmp(v, "True", 4) == 0;
-    if (!info->fortran_order && ((size_t)(e - v) != 5 || memcmp(v, "False", 5) != 0))
-        FAIL("'fortran_order' is neither True nor False");
-    if (find_key(p, close, "shape", &v, &e) != 0)
-        FAIL("the .npy header has no 'shape'");
-    if (parse_shape(v, e, info, error, error_size) != 0)
-        return -1;
+    ++p;
+    /* numpy reads the header as a Python dict literal and then requires exactly these three keys;
+     * a key given twice is refused too (Python would keep the last, a reader that searches keeps
+     * the first: refusing says the file is wrong instead of picking one). */
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    int seen[3] = {0, 0, 0};
+    for (;;) {
+        p = skip_space(p, end);
+        if (p < end && *p == '}')
+            break;
+        if (p >= end || (*p != '\'' && *p != '"'))
+            FAIL("the .npy header is not a dict: a quoted key or '}' expected at byte %zu",
+                 (size_t)(p - (const char *)file));
+        const char *key = p + 1;
+        const char *key_end = value_end(p, end);
+        if (!key_end)
+            FAIL("the .npy header is not a dict: a key is not closed");
+        const size_t key_len = (size_t)(key_end - key) - 1;
+        int k = 0;
+        while (k < 3 && !(strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0))
+            ++k;
+        if (k == 3)
+            FAIL("the .npy header has the key '%.*s'; numpy's headers have only 'descr', "
+                 "'fortran_order' and 'shape'",
+                 (int)(key_len > 40 ? 40 : key_len), key);
+        if (seen[k]++)
+            FAIL("the .npy header gives '%s' twice", keys[k]);
+        p = skip_space(key_end, end);
+        if (p >= end || *p != ':')
+            FAIL("the .npy header is not a dict: ':' expected after '%s'", keys[k]);
+        const char *v = skip_space(p + 1, end);
+        const char *e = value_end(v, end);
+        if (!e)
+            FAIL("the value of '%s' in the .npy header is not closed", keys[k]);
+        if (k == 0) {
+            if (parse_descr(v, e, &info->type, error, error_size) != 0)
+                return -1;
+        } else if (k == 1) {
+            info->fortran_order = (size_t)(e - v) == 4 && memcmp(v, "True", 4) == 0;
+            if (!info->fortran_order && ((size_t)(e - v) != 5 || memcmp(v, "False", 5) != 0))
+                FAIL("'fortran_order' is neither True nor False");
+        } else if (parse_shape(v, e, info, error, error_size) != 0) {
+            return -1;
+        }
+        p = skip_space(e, end);
+        if (p < end && *p == ',')
+            ++p;
+        else if (p >= end || *p != '}')
+            FAIL("the .npy header is malformed after the value of '%s'", keys[k]);
+    }
+    /* After the dict numpy pads with spaces and a newline; anything else is not a dict literal. */
+    const char *rest = skip_space(p + 1, end);
+    if (rest < end)
+        FAIL("the .npy header has '%c' (byte %zu) after the dict's closing '}'",
+             isprint((unsigned char)*rest) ? *rest : '?', (size_t)(rest - (const char *)file));
+    for (int k = 0; k < 3; ++k)
+        if (!seen[k])
+            FAIL("the .npy header has no '%s'", keys[k]);
     info->data_offset = prefix + header_len;
     const size_t esize = clc_dtype_size(info->type);
     if (info->count > (size - info->data_offset) / esize)

@@ -22,7 +22,10 @@ typedef struct npy_info {
  * little-endian arrays of every numeric dtype numpy has but complex (float16/32/64, int8/16/32/64,
  * uint8/16/32/64, bool) in C or Fortran order, of any shape up to NPY_MAX_DIMS dimensions;
  * refuses big-endian data, other dtypes, malformed headers, shapes whose product overflows, and
- * files too short for their data. Returns 0, or -1 with a message in `error`.
+ * files too short for their data. The header must be what numpy's reader takes: a dict literal
+ * with exactly the keys 'descr', 'fortran_order' and 'shape', each once (numpy would keep the
+ * last of two; this refuses), and nothing but whitespace after its '}'. Returns 0, or -1 with a
+ * message in `error`.
  */
 int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *error,
               size_t error_size);
