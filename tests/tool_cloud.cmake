@@ -202,6 +202,93 @@ refused("intrinsics '.*zero_fy.txt': fx 30, fy 0, cx 18, cy 11, 37 x 23; the foc
         "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/zero_fy.txt")
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
+# Intrinsics JSON is taken where Python's json and Open3D take it and read it the same way.
+# As o3d.io.write_pinhole_camera_intrinsic writes it (jsoncpp: keys sorted, tabs, the list on
+# its own lines), and other valid spellings: numbers with exponents, an escaped key, a key Open3D
+# does not read, a byte order mark. Each gives the cloud --fx 30 --fy 31 --cx 18 --cy 11 gives.
+file(WRITE "${out}/open3d.json" "{\n\t\"height\" : 23,\n\t\"intrinsic_matrix\" : \n\t[\n\t\t30.0,\n\t\t0.0,\n\t\t0.0,\n\t\t0.0,\n\t\t31.0,\n\t\t0.0,\n\t\t18.0,\n\t\t11.0,\n\t\t1.0\n\t],\n\t\"width\" : 37\n}\n")
+file(WRITE "${out}/spelt.json" [=[{"intrinsic_matrix": [3e1, 0, 0, -0.0, 3.1E+1, 0, 180e-1, 11, 1.0],
+ "w\u0069dth": 37, "comment": {"by": ["hand", 1, true, null]}, "height": 23}]=] "\r\n")
+execute_process(COMMAND sh -c "printf '\\357\\273\\277' > '${out}/bom.json'")
+file(APPEND "${out}/bom.json" [=[{"width": 37, "height": 23, "intrinsic_matrix": [30, 0, 0, 0, 31, 0, 18, 11, 1]}]=])
+file(SHA256 "${out}/plain.ply" want)
+foreach(name open3d spelt bom)
+  ok(json_${name} "${DATA}/depth16.png" "${out}/json_${name}.ply" --intrinsics "${out}/${name}.json"
+     --ascii)
+  file(SHA256 "${out}/json_${name}.ply" got)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "intrinsics ${name}.json gave another cloud than the flags")
+  endif()
+endforeach()
+# What Python's json refuses or Open3D would read differently is refused, saying what and where:
+# junk after the object, a matrix of other than nine numbers, a width that is not a whole number
+# of pixels (Open3D truncates 64.7), a key given twice (Python and Open3D keep the last).
+set(M "[30.0, 0.0, 0.0, 0.0, 31.0, 0.0, 18.0, 11.0, 1.0]")
+# (A function, not a list: the brackets of a JSON list would keep CMake's list from splitting.)
+function(bad_json name text expect)
+  file(WRITE "${out}/bad_${name}.json" "${text}")
+  refused("intrinsics '.*bad_${name}.json'.*${expect}" "${DATA}/depth16.png" "${out}/refused.ply"
+          --intrinsics "${out}/bad_${name}.json")
+endfunction()
+bad_json(trailing "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M}} x"
+         "line 1 column 100: 'x' after the closing '}'")
+bad_json(second "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M}}\n{}"
+         "line 2 column 1: '{' after the closing '}'")
+bad_json(ten "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [30, 0, 0, 0, 31, 0, 18, 11, 1, 5]}"
+         "\"intrinsic_matrix\" has 10 numbers. it must have 9")
+bad_json(eight "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [30, 0, 0, 0, 31, 0, 18, 11]}"
+         "\"intrinsic_matrix\" has 8 numbers")
+bad_json(nested "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [[30, 0, 0], [0, 31, 0], [18, 11, 1]]}"
+         "element 1 of \"intrinsic_matrix\" is not a JSON number")
+bad_json(nan "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [NaN, 0, 0, 0, 31, 0, 18, 11, 1]}"
+         "element 1 of \"intrinsic_matrix\" is not a JSON number")
+bad_json(fraction "{\"width\": 64.7, \"height\": 23, \"intrinsic_matrix\": ${M}}"
+         "\"width\" is 64.7. it must be a whole number of pixels from 1 to 2147483647")
+bad_json(point_zero "{\"width\": 37, \"height\": 23.0, \"intrinsic_matrix\": ${M}}"
+         "\"height\" is 23.0. it must be a whole number")
+bad_json(zero "{\"width\": 0, \"height\": 23, \"intrinsic_matrix\": ${M}}"
+         "\"width\" is 0. it must be")
+bad_json(huge "{\"width\": 4294967333, \"height\": 23, \"intrinsic_matrix\": ${M}}"
+         "\"width\" is 4294967333. it must be")
+bad_json(octal "{\"width\": 037, \"height\": 23, \"intrinsic_matrix\": ${M}}"
+         "\"width\" is not a JSON number")
+bad_json(string "{\"width\": \"37\", \"height\": 23, \"intrinsic_matrix\": ${M}}"
+         "\"width\" is not a JSON number")
+bad_json(twice "{\"width\": 64, \"height\": 23, \"intrinsic_matrix\": ${M}, \"width\": 37}"
+         "line 1 column 100: the key \"width\" is given twice")
+bad_json(twice_escaped "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M}, \"w\\u0069dth\": 37}"
+         "the key \"width\" is given twice")
+bad_json(twice_other "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M}, \"a\": 1, \"a\": 1}"
+         "the key \"a\" is given twice")
+bad_json(comma "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M},}"
+         "a key .a string. expected, not '}'")
+bad_json(quotes "{'width': 37, 'height': 23, 'intrinsic_matrix': ${M}}"
+         "a key .a string. expected")
+bad_json(unclosed "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [30.0, 0.0"
+         "',' or ']' expected in \"intrinsic_matrix\", not the end of the file")
+bad_json(no_height "{\"width\": 37, \"intrinsic_matrix\": ${M}}"
+         "has no \"height\"")
+bad_json(parameters "{\"class_name\": \"PinholeCameraParameters\", \"intrinsic\": {\"width\": 37, \"height\": 23, \"intrinsic_matrix\": ${M}}}"
+         "has no \"width\".*looks like PinholeCameraParameters")
+# The text form: six numbers apart, then only white space (a NUL byte is not the end); a width
+# past int was read as another number.
+file(WRITE "${out}/minus.txt" "30-31 18 11 37 23")
+file(WRITE "${out}/fraction.txt" "30 31 18 11 37.5 23")
+execute_process(COMMAND sh -c "printf '30 31 18 11 37 23\\000junk' > '${out}/nul.txt'")
+foreach(name minus fraction nul)
+  refused("'.*${name}.txt' is neither Open3D intrinsics JSON .* nor the six numbers"
+          "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/${name}.txt")
+endforeach()
+file(WRITE "${out}/huge.txt" "30 31 18 11 4294967333 23")
+refused("intrinsics '.*huge.txt': .* 4294967333 x 23; .* width and height from 1 to 2147483647"
+        "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/huge.txt")
+file(WRITE "${out}/exponent.txt" "3e1 3.1e1 18 11 37 23\n\n")
+ok(text_exponent "${DATA}/depth16.png" "${out}/text_exponent.ply" --intrinsics "${out}/exponent.txt"
+   --ascii)
+file(SHA256 "${out}/text_exponent.ply" got)
+if(NOT got STREQUAL want)
+  message(FATAL_ERROR "intrinsics exponent.txt gave another cloud than the flags")
+endif()
 # The output's name says the format: PLY only, refused before the depth image is read.
 refused("cannot write '.*refused.ply.txt': point clouds are written as PLY or PCD" "${DATA}/missing.png"
         "${out}/refused.ply.txt" ${K})
