@@ -501,10 +501,20 @@ static void malformed_context_switches_are_refused(void **state)
         {"CLCOMPUTE_STAGING_CHUNK", "512", "a number from 1024"},
         {"CLCOMPUTE_STAGING_THREADS", "0", "a number from 1 to 64"},
         {"CLCOMPUTE_STAGING", "sometimes", "0 or always or all"},
-        {"CLCOMPUTE_POISON", "256", "a number from 0 to 255"}};
+        {"CLCOMPUTE_POISON", "256", "a number from 0 to 255"},
+        /* Taken as unset, "yes" or "off" timed anyway, and a mistyped CLCOMPUTE_CACHE=off left
+         * the disk cache on. */
+        {"CLCOMPUTE_TUNE", "yes", "use 0 or 1"},
+        {"CLCOMPUTE_TUNE", "off", "use 0 or 1"},
+        {"CLCOMPUTE_TUNE", " 0", "use 0 or 1"},
+        {"CLCOMPUTE_CACHE", "off", "use 0 or 1"},
+        {"CLCOMPUTE_CACHE", "no", "use 0 or 1"},
+        {"CLCOMPUTE_CACHE", "00", "use 0 or 1"},
+        {"CLCOMPUTE_CACHE", "true", "use 0 or 1"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         setenv(cases[i][0], cases[i][1], 1);
         clc_context_options options = fixture_options();
+        options.cache = CLC_CACHE_AUTO;             /* where CLCOMPUTE_CACHE is read */
         clc_context *ctx = (clc_context *)&options; /* must come back NULL */
         const clc_status st = clc_context_create(&options, &ctx);
         unsetenv(cases[i][0]);
@@ -515,6 +525,55 @@ static void malformed_context_switches_are_refused(void **state)
         assert_non_null(strstr(clc_last_error(), quoted));
         assert_non_null(strstr(clc_last_error(), cases[i][2]));
     }
+}
+
+/* The documented values, and unset or empty (the default), still make a context: timing on or
+ * off, the disk cache on or off. A context that says CLC_CACHE_ON or _OFF does not read
+ * CLCOMPUTE_CACHE, so a malformed one does not refuse it. */
+static void documented_tune_and_cache_values_are_taken(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("env-values");
+    const char *const tune[] = {NULL, "", "0", "1"};
+    for (size_t i = 0; i < sizeof tune / sizeof tune[0]; ++i) {
+        if (tune[i])
+            setenv("CLCOMPUTE_TUNE", tune[i], 1);
+        clc_context_options options = fixture_options();
+        clc_context *ctx = NULL;
+        const clc_status st = clc_context_create(&options, &ctx);
+        unsetenv("CLCOMPUTE_TUNE");
+        assert_int_equal(st, CLC_SUCCESS);
+        assert_int_equal(ctx->switches[CLC_SW_TUNE].value,
+                         tune[i] && *tune[i] ? tune[i][0] - '0' : CLC_SWITCH_UNSET);
+        clc_context_destroy(ctx);
+    }
+    const struct {
+        const char *value;
+        clc_cache_mode mode;
+        int on;
+    } cache[] = {{NULL, CLC_CACHE_AUTO, 1}, {"", CLC_CACHE_AUTO, 1}, {"1", CLC_CACHE_AUTO, 1},
+                 {"0", CLC_CACHE_AUTO, 0},  {"0", CLC_CACHE_ON, 1},  {"off", CLC_CACHE_ON, 1},
+                 {"off", CLC_CACHE_OFF, 0}, {"1", CLC_CACHE_OFF, 0}};
+    for (size_t i = 0; i < sizeof cache / sizeof cache[0]; ++i) {
+        if (cache[i].value)
+            setenv("CLCOMPUTE_CACHE", cache[i].value, 1);
+        clc_context_options options = fixture_options();
+        options.cache = cache[i].mode;
+        options.cache_dir = dir;
+        clc_context *ctx = NULL;
+        const clc_status st = clc_context_create(&options, &ctx);
+        unsetenv("CLCOMPUTE_CACHE");
+        if (st != CLC_SUCCESS)
+            fail_msg("CLCOMPUTE_CACHE=%s, mode %d: %s", cache[i].value ? cache[i].value : "(unset)",
+                     (int)cache[i].mode, clc_last_error());
+        if (cache[i].on)
+            assert_string_equal(clc_context_cache_dir(ctx), dir);
+        else
+            assert_null(clc_context_cache_dir(ctx));
+        clc_context_destroy(ctx);
+    }
+    fixture_remove_dir(dir);
+    free(dir);
 }
 
 /* The thread counts timed: a quarter of the host's cores to all of them; at least 2; 16 on the
@@ -607,6 +666,7 @@ int main(void)
         cmocka_unit_test(staging_switches_are_not_timed),
         cmocka_unit_test(staging_candidates_suit_the_host),
         cmocka_unit_test(malformed_context_switches_are_refused),
+        cmocka_unit_test(documented_tune_and_cache_values_are_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,7 +147,8 @@ typedef struct clc_context clc_context;
 
 /* Whether compiled programs are kept on disk between processes. */
 typedef enum clc_cache_mode {
-    CLC_CACHE_AUTO = 0, /* on, unless the environment variable CLCOMPUTE_CACHE is "0" */
+    CLC_CACHE_AUTO = 0, /* on, unless the environment variable CLCOMPUTE_CACHE is "0"; a value
+                           other than "0", "1" or "" makes clc_context_create fail */
     CLC_CACHE_ON = 1,   /* on, whatever the environment says */
     CLC_CACHE_OFF = 2   /* off */
 } clc_cache_mode;

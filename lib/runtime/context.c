@@ -96,11 +96,19 @@ static clc_status check_options(const clc_context_options *options)
     return CLC_SUCCESS;
 }
 
-/* The disk cache is a convenience: a missing HOME or an odd directory only turns it off. */
-static void setup_cache(clc_context *ctx, const clc_context_options *options)
+/* The disk cache is a convenience: a missing HOME or an odd directory only turns it off. A
+ * malformed CLCOMPUTE_CACHE is a mistake, though, and refuses the context (when it is read: a
+ * context with CLC_CACHE_ON or _OFF does not read it). */
+static clc_status setup_cache(clc_context *ctx, const clc_context_options *options)
 {
     clc_cache_mode mode = options ? options->cache : CLC_CACHE_AUTO;
-    ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL);
+    const char *malformed = NULL;
+    ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL, &malformed);
+    if (malformed)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "CLCOMPUTE_CACHE is \"%.32s%s\"; use 0 or 1 (or leave it unset or empty)",
+                         malformed, strlen(malformed) > 32 ? "..." : "");
+    return CLC_SUCCESS;
 }
 
 /* The last steps of create and wrap: a queue when the context has none yet, the disk cache, and
@@ -109,15 +117,19 @@ static clc_status complete(clc_context *ctx, const clc_context_options *options,
 {
     /* The switches that shape the whole context are refused here when malformed, with their
      * name: counted as unset, a measurement with CLCOMPUTE_STAGING_CHUNK=32M would silently
-     * measure the default. */
+     * measure the default, and CLCOMPUTE_TUNE=no would time every variant. */
     static const clc_switch whole[] = {CLC_SW_STAGING, CLC_SW_STAGING_THREADS, CLC_SW_STAGING_CHUNK,
-                                       CLC_SW_POISON};
+                                       CLC_SW_POISON, CLC_SW_TUNE};
     for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
         int value = 0;
         if (clc__switch(ctx, whole[i], &value) < 0) { /* the message is the thread's now */
             context_free(ctx);
             return CLC_ERROR_INVALID_ARGUMENT;
         }
+    }
+    if (setup_cache(ctx, options) != CLC_SUCCESS) {
+        context_free(ctx);
+        return CLC_ERROR_INVALID_ARGUMENT;
     }
     if (!ctx->queue) {
         cl_int err = CL_SUCCESS;
@@ -129,7 +141,6 @@ static clc_status complete(clc_context *ctx, const clc_context_options *options,
             return clc__cl_fail(NULL, err, "clCreateCommandQueue");
         }
     }
-    setup_cache(ctx, options);
     /* The environment (read when the context was made) wins over the option, to measure. */
     if (options && options->transfers == CLC_TRANSFERS_STAGED &&
         ctx->staging_mode == CLC_STAGING_AUTO)

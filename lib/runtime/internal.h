@@ -360,8 +360,10 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
 /* ---- disk cache (cache.c) ---- */
 
 /* Resolves the cache directory from an explicit path or the environment; NULL when the cache is
- * off or no directory can be named. Creates nothing. */
-char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir);
+ * off or no directory can be named. Creates nothing. With CLC_CACHE_AUTO, a CLCOMPUTE_CACHE other
+ * than "0", "1" or empty gives NULL and, where malformed is not NULL, *malformed = its value
+ * (else *malformed = NULL). */
+char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir, const char **malformed);
 
 /* The full key text of a program for this context. */
 char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options);
