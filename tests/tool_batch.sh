@@ -141,7 +141,7 @@ cp "$data/rgb.png" "$work/tree/a.png"
 cp "$data/rgb.png" "$work/tree/sub/b.png"
 cp "$data/rgb.png" "$work/tree/.hidden.png"
 ln -s .. "$work/tree/sub/up"
-"$tool" gray "$work/tree" "$work/tree/a.png" -o "$work/tree/gray" --recursive 2> "$work/log" ||
+"$tool" gray "$work/tree" "$work/tree/a.png" "$work/tree/./sub/b.png" -o "$work/tree/gray" --recursive 2> "$work/log" ||
     fail "tree batch: $(cat "$work/log")"
 grep -q "2/2 done" "$work/log" || fail "tree batch did not convert 2 files: $(cat "$work/log")"
 grep -q "skipped 1 link to a folder the scan was already in" "$work/log" || fail "loop not said"
@@ -168,6 +168,28 @@ for f in a b c; do
     cmp -s "$work/links_out/$f.png" "$work/single_rgb.png" || fail "links batch: $f.png differs"
 done
 grep -q "skipped 1 entry that is not a regular file" "$work/log" || fail "FIFO not said: $(cat "$work/log")"
+# Outputs are written through links, so an existing output that is a link to another input, or
+# two outputs that are one file, are refused before any work (exit 2), inputs untouched; so is
+# an output that is a FIFO.
+mkdir -p "$work/lin" "$work/lout"
+cp "$data/rgb.png" "$work/lin/a.png"
+cp "$data/gray.png" "$work/lin/b.png"
+ln -s ../lin/b.png "$work/lout/a.png"
+"$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "lout/a.png' is input '.*lin/b.png' (through a link)" "$work/log" &&
+    cmp -s "$work/lin/b.png" "$data/gray.png" || fail "output linked to another input: $(cat "$work/log")"
+rm "$work/lout/a.png"
+: > "$work/lout/t.png"
+ln -s t.png "$work/lout/a.png"
+ln -s t.png "$work/lout/b.png"
+"$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "are one file (links to it)" "$work/log" && [ ! -s "$work/lout/t.png" ] ||
+    fail "two outputs linked to one file: $(cat "$work/log")"
+rm "$work/lout/a.png" "$work/lout/b.png"
+mkfifo "$work/lout/a.png"
+"$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "lout/a.png' exists and is not a regular file" "$work/log" ||
+    fail "output FIFO in a batch: $(cat "$work/log")"
 [ ! -e "$work/tree/gray/gray" ] || fail "the output folder was read as input"
 "$tool" gray "$work/tree" -o "$work/dotfmt" --format .jpg --quiet || fail "--format .jpg"
 [ -s "$work/dotfmt/a.jpg" ] || fail "--format .jpg did not write a.jpg"

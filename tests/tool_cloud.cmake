@@ -211,8 +211,10 @@ file(WRITE "${out}/spelt.json" [=[{"intrinsic_matrix": [3e1, 0, 0, -0.0, 3.1E+1,
  "w\u0069dth": 37, "comment": {"by": ["hand", 1, true, null]}, "height": 23}]=] "\r\n")
 execute_process(COMMAND sh -c "printf '\\357\\273\\277' > '${out}/bom.json'")
 file(APPEND "${out}/bom.json" [=[{"width": 37, "height": 23, "intrinsic_matrix": [30, 0, 0, 0, 31, 0, 18, 11, 1]}]=])
+# A whole number written as a real (37.0, 2.3e1) is that number, as Python and Open3D read it.
+file(WRITE "${out}/real.json" [=[{"width": 37.0, "height": 2.3e1, "intrinsic_matrix": [30, 0, 0, 0, 31, 0, 18, 11, 1]}]=])
 file(SHA256 "${out}/plain.ply" want)
-foreach(name open3d spelt bom)
+foreach(name open3d spelt bom real)
   ok(json_${name} "${DATA}/depth16.png" "${out}/json_${name}.ply" --intrinsics "${out}/${name}.json"
      --ascii)
   file(SHA256 "${out}/json_${name}.ply" got)
@@ -244,8 +246,8 @@ bad_json(nan "{\"width\": 37, \"height\": 23, \"intrinsic_matrix\": [NaN, 0, 0, 
          "element 1 of \"intrinsic_matrix\" is not a JSON number")
 bad_json(fraction "{\"width\": 64.7, \"height\": 23, \"intrinsic_matrix\": ${M}}"
          "\"width\" is 64.7. it must be a whole number of pixels from 1 to 2147483647")
-bad_json(point_zero "{\"width\": 37, \"height\": 23.0, \"intrinsic_matrix\": ${M}}"
-         "\"height\" is 23.0. it must be a whole number")
+bad_json(exponent_fraction "{\"width\": 37, \"height\": 2.35e1, \"intrinsic_matrix\": ${M}}"
+         "\"height\" is 2.35e1. it must be a whole number")
 bad_json(zero "{\"width\": 0, \"height\": 23, \"intrinsic_matrix\": ${M}}"
          "\"width\" is 0. it must be")
 bad_json(huge "{\"width\": 4294967333, \"height\": 23, \"intrinsic_matrix\": ${M}}"

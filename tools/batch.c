@@ -142,6 +142,20 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
                   out);
         return CLI_EXIT_USAGE;
     }
+    /* What the write would refuse after the work (output.c), said before it. */
+    struct stat link;
+    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("'%s' exists and is not a regular file (a FIFO, device or socket); write "
+                  "elsewhere",
+                  out);
+        return CLI_EXIT_USAGE;
+    }
+    if (stat(out, &st) != 0 && lstat(out, &link) == 0 && S_ISLNK(link.st_mode)) {
+        cli_error("'%s' is a symbolic link that leads to no file (outputs are written through "
+                  "links); write elsewhere",
+                  out);
+        return CLI_EXIT_USAGE;
+    }
     if ((check && check(out, user) != 0) || cli_batch_single(b) != 0)
         return CLI_EXIT_USAGE;
     if (cli_interrupt_begin(NULL, NULL) != 0)
@@ -267,7 +281,8 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-static int add_item(cli_batch *b, const char *path, const struct stat *st, const char *dir_rel)
+/* folder: the stat of the folder holding path's entry. */
+static int add_item(cli_batch *b, const char *path, const struct stat *folder, const char *dir_rel)
 {
     cli_item *grown = realloc(b->items, (b->count + 1) * sizeof *grown);
     if (!grown) {
@@ -278,9 +293,14 @@ static int add_item(cli_batch *b, const char *path, const struct stat *st, const
     const char *stem = NULL;
     const size_t n = cli_stem(path, &stem);
     char *name = strndup(stem, n);
-    cli_item item = {strdup(path), name ? join(dir_rel, name) : NULL, st->st_dev, st->st_ino,
-                     b->count};
+    cli_item item = {strdup(path),   name ? join(dir_rel, name) : NULL,
+                     folder->st_dev, folder->st_ino,
+                     NULL,           b->count};
     free(name);
+    if (item.path) {
+        const char *slash = strrchr(item.path, '/');
+        item.name = slash ? slash + 1 : item.path;
+    }
     if (!item.path || !item.rel) {
         free(item.path);
         free(item.rel);
@@ -355,7 +375,7 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
                  * such a file is read: the user asked for it.) */
                 ++s->special;
             } else if (b->accept(name)) {
-                rc = add_item(b, full, &st, rel);
+                rc = add_item(b, full, dst, rel);
             } else {
                 char **more = realloc(s->names, (s->count + 1) * sizeof *more);
                 if (more) {
@@ -373,10 +393,10 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
     return rc;
 }
 
-/* Items in order of (device, inode, output name) then position, to drop a file given twice
- * under one name (a folder and a file in it) and keep its first place. Other names of one file
- * (hard or symbolic links, as datasets built of links have) are inputs of their own: each gets
- * its output. */
+/* Items in order of folder entry (the folder's device and inode, then the name) then position,
+ * to drop an entry given twice (a folder's file also named on the command line, at any depth,
+ * or by another path) and keep its first place. Other names of one file (hard or symbolic
+ * links, as datasets built of links have) are other entries: each gets its output. */
 static int by_file(const void *a, const void *b)
 {
     const cli_item *x = a, *y = b;
@@ -384,7 +404,7 @@ static int by_file(const void *a, const void *b)
         return x->dev < y->dev ? -1 : 1;
     if (x->ino != y->ino)
         return x->ino < y->ino ? -1 : 1;
-    const int c = strcmp(x->rel, y->rel);
+    const int c = strcmp(x->name, y->name);
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
@@ -403,7 +423,7 @@ static void drop_repeats(cli_batch *b)
     for (size_t i = 1; i < b->count; ++i) {
         cli_item *last = &b->items[kept - 1];
         if (b->items[i].dev == last->dev && b->items[i].ino == last->ino &&
-            strcmp(b->items[i].rel, last->rel) == 0) {
+            strcmp(b->items[i].name, last->name) == 0) {
             free(b->items[i].path);
             free(b->items[i].rel);
         } else {
@@ -431,7 +451,20 @@ int cli_batch_expand(cli_batch *b)
         } else if (S_ISDIR(st.st_mode)) {
             rc = scan(b, b->paths[i], &st, "", &s);
         } else {
-            rc = add_item(b, b->paths[i], &st, "");
+            /* The entry's folder: the path up to its last '/', or "." (or "/"). */
+            const char *slash = strrchr(b->paths[i], '/');
+            char *folder = slash ? strndup(b->paths[i], (size_t)(slash - b->paths[i])) : NULL;
+            struct stat fst;
+            if (slash && !folder) {
+                cli_error("out of memory");
+                rc = -1;
+            } else if (stat(!slash ? "." : *folder ? folder : "/", &fst) != 0) {
+                cli_error("cannot read the folder of '%s': %s", b->paths[i], strerror(errno));
+                rc = -1;
+            } else {
+                rc = add_item(b, b->paths[i], &fst, "");
+            }
+            free(folder);
         }
     }
     if (rc == 0)
@@ -512,6 +545,72 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
+/* A file an input or an existing output is (through links: outputs are written through). */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    int output;
+    size_t item;
+} file_id;
+
+static int by_id(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return (x->output > y->output) - (x->output < y->output);
+}
+
+/* Outputs that exist already: none may be an input (its own or another's, reached through a
+ * link), two may not be one file, and each must be a regular file. 0, or the exit code after a
+ * message. */
+static int check_existing_outputs(const cli_batch *b, char **names)
+{
+    file_id *ids = calloc(2 * b->count + 1, sizeof *ids);
+    if (!ids) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < b->count && rc == 0; ++i) {
+        struct stat st;
+        if (stat(b->items[i].path, &st) == 0)
+            ids[n++] = (file_id){st.st_dev, st.st_ino, 0, i};
+        if (stat(names[i], &st) != 0)
+            continue;
+        if (!S_ISREG(st.st_mode)) {
+            cli_error("output '%s' exists and is not a regular file (a folder, FIFO, device or "
+                      "socket); nothing was converted",
+                      names[i]);
+            rc = CLI_EXIT_USAGE;
+        }
+        ids[n++] = (file_id){st.st_dev, st.st_ino, 1, i};
+    }
+    qsort(ids, n, sizeof *ids, by_id);
+    for (size_t i = 1; i < n && rc == 0; ++i) {
+        const file_id *x = &ids[i - 1], *y = &ids[i];
+        if (x->dev != y->dev || x->ino != y->ino || !y->output)
+            continue;
+        if (!x->output && x->item == y->item)
+            cli_error("'%s' would be overwritten by its own output; choose another output folder",
+                      b->items[x->item].path);
+        else if (!x->output)
+            cli_error("output '%s' is input '%s' (through a link): converting '%s' would overwrite "
+                      "it; nothing was converted",
+                      names[y->item], b->items[x->item].path, b->items[y->item].path);
+        else
+            cli_error("outputs '%s' and '%s' are one file (links to it): one would overwrite the "
+                      "other; nothing was converted",
+                      names[x->item], names[y->item]);
+        rc = CLI_EXIT_USAGE;
+    }
+    free(ids);
+    return rc;
+}
+
 /* The output name of every item, checked before any work: no two the same, none an input, the
  * folders made and writable. The names in *outs (one per item, in item order); 0, or the exit
  * code after a message. */
@@ -556,15 +655,9 @@ static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
         cli_error("cannot make output folder '%s': %s", b->outdir, strerror(errno));
         rc = CLI_EXIT_FAILURE;
     }
+    if (rc == 0)
+        rc = check_existing_outputs(b, names);
     for (size_t i = 0; i < b->count && rc == 0; ++i) {
-        struct stat in, out;
-        if (stat(names[i], &out) == 0 && stat(b->items[i].path, &in) == 0 &&
-            in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-            cli_error("'%s' would be overwritten by its own output; choose another output "
-                      "folder",
-                      b->items[i].path);
-            rc = CLI_EXIT_USAGE;
-        }
         const char *slash = strrchr(names[i], '/');
         if (rc == 0 && strchr(b->items[i].rel, '/')) {
             char *dir = strndup(names[i], (size_t)(slash - names[i]));

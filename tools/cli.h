@@ -81,8 +81,10 @@ void cli_json_string(FILE *out, const char *s);
 /* ---- whole files and interruption (output.c) ---------------------------------------------- */
 
 /* Writes a file through write(), atomically: a temporary file beside path, renamed over it only
- * when everything was written. On failure nothing is left behind and error says why. While it
- * runs, the temporary file is known to the interrupt handling below. */
+ * when everything was written. A path that is a symbolic link is written through: the file it
+ * leads to is replaced so, and the link stays; a link that leads to no file, and an existing
+ * path that is not a regular file, are refused. On failure nothing is left behind and error says
+ * why. While it runs, the temporary file is known to the interrupt handling below. */
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size);
 
@@ -105,8 +107,9 @@ void cli_interrupt_end(void);
 typedef struct cli_item {
     char *path;
     char *rel;
-    dev_t dev; /* the file, to find one given twice */
-    ino_t ino;
+    dev_t dev; /* the folder entry: its folder and name (path's last part), to find one entry */
+    ino_t ino; /* given twice, as a folder's file and by name, while other names of one file */
+    const char *name; /* (links) stay inputs of their own */
     size_t order;
 } cli_item;
 

@@ -186,18 +186,22 @@ static const unsigned char *read_file(const char *path, size_t *size)
         fclose(f);
         return NULL;
     }
-    /* No image this tool reads is that large (the decoders take int sizes); a file known to be
-     * is refused unread, and a pipe or device is read no further than that. */
-    const size_t most = (size_t)INT32_MAX;
+    /* No image this tool reads is 2 GiB or larger (the decoders take int sizes): such a file is
+     * refused unread, and a pipe or device is read no further. A .npy array (its magic first)
+     * may be larger: its reader takes sizes as size_t. */
+    const unsigned char *head = grow(&s->file, 16);
+    size_t n = head ? fread(s->file.data, 1, 6, f) : 0;
+    const int npy = n == 6 && memcmp(s->file.data, "\x93NUMPY", 6) == 0;
+    const size_t most = npy ? SIZE_MAX / 2 : (size_t)INT32_MAX;
     if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > most) {
         fclose(f);
-        cli_error("'%s' is larger than 2 GiB; not a file this tool reads", path);
+        cli_error("'%s' is 2 GiB or larger; not an image this tool reads", path);
         return NULL;
     }
     /* Read to the end rather than trusting st_size: a pipe or FIFO has none. */
-    size_t want = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
-    int failed = 0;
-    for (;;) {
+    size_t want = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
+    int failed = !head ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : 0;
+    for (int more = !failed && n == 6; more;) { /* else it ended within its first bytes */
         if (!grow(&s->file, want)) {
             failed = ENOMEM;
             break;
@@ -207,13 +211,12 @@ static const unsigned char *read_file(const char *path, size_t *size)
             failed = errno ? errno : EIO;
             break;
         }
-        if (n < s->file.capacity || n > most)
-            break;
+        more = n == s->file.capacity && n <= most;
         want = s->file.capacity * 2 < most + 1 ? s->file.capacity * 2 : most + 1;
     }
     fclose(f);
     if (!failed && n > most) {
-        cli_error("'%s' is larger than 2 GiB; not a file this tool reads", path);
+        cli_error("'%s' is 2 GiB or larger; not an image this tool reads", path);
         return NULL;
     }
     if (failed) {

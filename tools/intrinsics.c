@@ -141,10 +141,9 @@ static int json_string(json_text *j, char **out, size_t *len)
 }
 
 /* A number at j->p as JSON spells one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (no '+',
- * no leading zeros, no '5.' or '.5', no NaN or Infinity). *integer: no fraction or exponent.
- * *text and *text_len: the number as written, for messages. -1, having said nothing, if none is
- * there. */
-static int json_number(json_text *j, double *value, int *integer, const char **text, int *text_len)
+ * no leading zeros, no '5.' or '.5', no NaN or Infinity). *text and *text_len: the number as
+ * written, for messages. -1, having said nothing, if none is there. */
+static int json_number(json_text *j, double *value, const char **text, int *text_len)
 {
     char *q = j->p;
     if (q < j->end && *q == '-')
@@ -158,16 +157,13 @@ static int json_number(json_text *j, double *value, int *integer, const char **t
         while (q < j->end && isdigit((unsigned char)*q))
             ++q;
     }
-    *integer = 1;
     if (q < j->end && *q == '.') {
-        *integer = 0;
         if (++q >= j->end || !isdigit((unsigned char)*q))
             return -1;
         while (q < j->end && isdigit((unsigned char)*q))
             ++q;
     }
     if (q < j->end && (*q == 'e' || *q == 'E')) {
-        *integer = 0;
         if (++q < j->end && (*q == '+' || *q == '-'))
             ++q;
         if (q >= j->end || !isdigit((unsigned char)*q))
@@ -249,9 +245,9 @@ static int json_skip(json_text *j, int depth)
         }
     }
     double v;
-    int integer, len;
+    int len;
     const char *text;
-    if (json_number(j, &v, &integer, &text, &len) != 0) {
+    if (json_number(j, &v, &text, &len) != 0) {
         json_fail(j, "a value expected, not %s", json_here(j, buf));
         return -1;
     }
@@ -276,9 +272,9 @@ static int json_matrix(json_text *j, double m[9])
         for (;;) {
             json_space(j);
             double v;
-            int integer, len;
+            int len;
             const char *text;
-            if (json_number(j, &v, &integer, &text, &len) != 0) {
+            if (json_number(j, &v, &text, &len) != 0) {
                 json_fail(j, "element %d of \"intrinsic_matrix\" is not a JSON number", count + 1);
                 return -1;
             }
@@ -313,14 +309,15 @@ static int json_size(json_text *j, const char *key, long long *out)
 {
     json_space(j);
     double v;
-    int integer, len;
+    int len;
     const char *text;
     char *at = j->p;
-    if (json_number(j, &v, &integer, &text, &len) != 0) {
+    if (json_number(j, &v, &text, &len) != 0) {
         json_fail(j, "\"%s\" is not a JSON number", key);
         return -1;
     }
-    if (!integer || v < 1 || v > INT_MAX) {
+    /* 37.0 is taken as 37, as Python (37.0 == 37) and Open3D's asInt() take it. */
+    if (v != floor(v) || v < 1 || v > INT_MAX) {
         j->p = at;
         json_fail(j, "\"%s\" is %.*s; it must be a whole number of pixels from 1 to %d", key,
                   len > 40 ? 40 : len, text, INT_MAX);

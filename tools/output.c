@@ -153,16 +153,25 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
 static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), void *arg,
                         char *error, size_t error_size)
 {
-    /* An output that is a symbolic link is written through, as fopen would (the link stays a
-     * link); one that is a FIFO, device or socket is refused: a rename would replace it with a
-     * plain file its reader never sees. */
+    /* An output that is a symbolic link is written through (the link stays a link), as fopen
+     * would, except that a link to no file is refused rather than made to create one; a FIFO,
+     * device or socket is refused: a rename would replace it with a plain file its reader never
+     * sees. The commands check both before any work; this is for what changed since. */
     struct stat seen;
     char *resolved = NULL;
     if (lstat(given, &seen) == 0 && S_ISLNK(seen.st_mode)) {
         resolved = realpath(given, NULL);
         if (!resolved) {
-            snprintf(error, error_size, "cannot write '%s': it is a symbolic link to %s", given,
-                     errno == ENOENT ? "a missing file" : strerror(errno));
+            if (errno == ENOENT)
+                snprintf(error, error_size,
+                         "cannot write '%s': it is a symbolic link that leads "
+                         "to no file",
+                         given);
+            else
+                snprintf(error, error_size,
+                         "cannot write '%s': it is a symbolic link that cannot "
+                         "be followed (%s)",
+                         given, strerror(errno));
             return -1;
         }
     }
@@ -198,8 +207,14 @@ static int write_replacing(const char *path, const char *given, int (*write)(FIL
         track(tmp, 1);
     pthread_mutex_unlock(&lock);
     if (fd < 0) {
-        snprintf(error, error_size, "cannot create a file beside '%s': %s", given,
-                 strerror(made_errno));
+        if (strcmp(path, given) != 0) /* the folder at fault is the link target's */
+            snprintf(error, error_size,
+                     "cannot create a file beside '%s', where the link '%s' "
+                     "leads: %s",
+                     path, given, strerror(made_errno));
+        else
+            snprintf(error, error_size, "cannot create a file beside '%s': %s", given,
+                     strerror(made_errno));
         free(tmp);
         return -1;
     }

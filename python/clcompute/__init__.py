@@ -223,8 +223,10 @@ class Context(_clcompute.Context):
         if isinstance(device, str) and not device.strip():
             # As the tool's --device '': an empty selector is more likely a variable that was
             # never set than a wish for the default, which None asks for.
-            raise ValueError(f"device must be a selector ('gpu', 'cpu', 'nvidia', '0:1', ...) or "
-                             f"None for the default, not {device!r}")
+            e = ArgumentError(f"device must be a selector ('gpu', 'cpu', 'nvidia', '0:1', ...) "
+                              f"or None for the default, not {device!r}")
+            e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
+            raise e
         super().__init__(device)
 
     def __repr__(self):

@@ -42,8 +42,9 @@ def test_devices_and_context():
 
 def test_an_empty_selector_is_refused_as_the_tool_refuses_it():
     for empty in ("", "  "):
-        with pytest.raises(ValueError, match="None for the default"):
+        with pytest.raises(clcompute.ArgumentError, match="None for the default") as e:
             clcompute.Context(empty)
+        assert isinstance(e.value, ValueError) and e.value.status_name == "CLC_ERROR_INVALID_SELECTOR"
 
 
 def test_unknown_device_raises_the_library_message():
