@@ -31,7 +31,7 @@ endforeach()
 # JPEG: decoded as OpenCV's imread decodes it (libjpeg-turbo, accurate IDCT, smooth 4:2:0
 # upsampling, EXIF orientation applied), so the oracle is OpenCV's own
 # cvtColor(imread(NAME.jpg), COLOR_BGR2GRAY), bit for bit: NAME_jpg.gray.png.
-foreach(name rgb photo420 photo420_exif3 photo420_exif5 photo420_exif6 photo420_exif8)
+foreach(name rgb photo420 photo420_exif3 photo420_exif5 photo420_exif6 photo420_exif8 cmyk)
   convert(${name}_jpg ${name}.jpg)
   same("${out}/${name}_jpg.png" "${DATA}/${name}_jpg.gray.png")
 endforeach()

@@ -330,16 +330,18 @@ static int decode_jpeg(scratch *s, int slot, const char *path, const unsigned ch
                   tjGetErrorStr2(s->decoder));
         return -1;
     }
-    if (space == TJCS_CMYK || space == TJCS_YCCK) {
-        cli_error("'%s' is a CMYK JPEG; only gray and colour (YCbCr, RGB) JPEGs are read", path);
+    const int cmyk = space == TJCS_CMYK || space == TJCS_YCCK;
+    /* A gray JPEG stays gray unless RGB is asked for: OpenCV's BGR copy of it has three equal
+     * channels, which convert back to the same gray. CMYK (and Adobe's YCCK) becomes RGB. */
+    const int channels = want ? want : space == TJCS_GRAY ? 1 : 3;
+    if (cmyk && channels != 3) {
+        cli_error("'%s' is a CMYK JPEG; it is read as colour, not as one channel", path);
         return -1;
     }
-    /* A gray JPEG stays gray unless RGB is asked for: OpenCV's BGR copy of it has three equal
-     * channels, which convert back to the same gray. */
-    const int channels = want ? want : space == TJCS_GRAY ? 1 : 3;
-    if (too_large(path, (size_t)w, (size_t)h, (size_t)channels))
+    if (too_large(path, (size_t)w, (size_t)h, (size_t)(cmyk ? 4 : channels)))
         return -1;
-    unsigned char *pixels = grow(&s->slots[slot], (size_t)w * (size_t)h * (size_t)channels);
+    unsigned char *pixels =
+        grow(&s->slots[slot], (size_t)w * (size_t)h * (size_t)(cmyk ? 4 : channels));
     if (!pixels) {
         cli_error("out of memory for %d x %d pixels", w, h);
         return -1;
@@ -347,11 +349,26 @@ static int decode_jpeg(scratch *s, int slot, const char *path, const unsigned ch
     /* Flags 0: the accurate integer IDCT and smooth upsampling, libjpeg's defaults, which
      * OpenCV's imread keeps. A warning (a truncated file) is a failure here, not a gray band. */
     if (tjDecompress2(s->decoder, data, (unsigned long)size, pixels, w, 0, h,
-                      channels == 1 ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING) != 0) {
+                      cmyk            ? TJPF_CMYK
+                      : channels == 1 ? TJPF_GRAY
+                                      : TJPF_RGB,
+                      TJFLAG_STOPONWARNING) != 0) {
         cli_error("'%s' is a truncated or corrupt JPEG file (libjpeg-turbo says: %s)", path,
                   tjGetErrorStr2(s->decoder));
         return -1;
     }
+    if (cmyk) /* in place: pixel i's three bytes end before its four begin */
+        for (size_t i = 0, n = (size_t)w * (size_t)h; i < n; ++i) {
+            /* OpenCV's imread (icvCvt_CMYK2BGR_8u_C4C3R): inverted (Adobe) CMYK as JPEGs hold
+             * it, each ink scaled by K with a shift, not a division by 255. */
+            const unsigned char *q = pixels + 4 * i;
+            const int k = q[3];
+            const int r = k - ((255 - q[0]) * k >> 8), g = k - ((255 - q[1]) * k >> 8),
+                      b = k - ((255 - q[2]) * k >> 8);
+            pixels[3 * i] = (unsigned char)r;
+            pixels[3 * i + 1] = (unsigned char)g;
+            pixels[3 * i + 2] = (unsigned char)b;
+        }
     *out = (img){pixels, w, h, channels, 8};
     return orient(s, slot, out, exif_orientation(data, size));
 }
