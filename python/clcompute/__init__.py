@@ -21,7 +21,9 @@ found an argument wrong. docs/python.md has the details.
 import inspect
 import math
 import operator
+import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -324,7 +326,10 @@ class Context(_clcompute.Context):
         if flat.size == 0:
             return _empty_reduction(op, arr.dtype)
         f, i, u, index = self._reduce(_OPS[op], _DTYPES[arr.dtype], flat, flat.size)
-        return _numpy_result(op, arr.dtype, f, i, u, index)
+        result = _numpy_result(op, arr.dtype, f, i, u, index)
+        if op in ("sum", "mean") and arr.dtype.kind == "f" and not np.isfinite(result):
+            _float_warning(result, flat)
+        return result
 
     def sum(self, a):
         """a.sum() over all elements: numpy's result type and value (integers in 64 bits, float
@@ -406,6 +411,26 @@ def _numpy_result(op, dtype, f, i, u, index):
     if kind == "b":
         return np.bool_(u)
     return dtype.type(i) if kind == "i" else dtype.type(u)
+
+
+def _float_warning(result, flat):
+    """The warning numpy's float sum gives for a non-finite result its own additions made (they
+    raised the overflow or invalid flag): an infinity from finite numbers, a NaN from no NaN.
+    np.errstate (np.seterr) decides, as for numpy: ignore, raise FloatingPointError, or warn.
+    Looks at the input again, so only when the result is not finite."""
+    if np.isnan(flat).any() or (np.isinf(result) and np.isinf(flat).any()):
+        return  # NaN or infinity in, the same out: numpy stays quiet
+    flag, what = ("invalid", "invalid value") if np.isnan(result) else ("over", "overflow")
+    mode = np.geterr()[flag]
+    if mode == "ignore":
+        return
+    if mode == "raise":
+        raise FloatingPointError(f"{what} encountered in reduce")
+    # Said at the caller's line: the first frame outside this file (module function or method).
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{what} encountered in reduce", RuntimeWarning, stacklevel=level)
 
 
 def _empty_reduction(op, dtype):

@@ -337,6 +337,31 @@ def test_a_bad_batch_item_is_named_by_its_index():
         clcompute.depth_to_points_many([d, d, d.astype(np.int32)], 500, 500, 2, 2)
 
 
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_float_warnings_are_numpys(op):
+    """numpy warns when its own additions overflow or make a NaN (not when an infinity or NaN
+    came in), and np.errstate decides; clcompute says the same, at the caller's line."""
+    import warnings
+    cases = [np.array([6e4, 6e4], np.float16), np.array([3e38, 3e38], np.float32),
+             np.array([np.inf, -np.inf], np.float32), np.array([np.inf, 1], np.float32),
+             np.array([np.nan, 1.0]), np.array([1e308, 1e308]), np.array([1.0, 2.0])]
+    for a in cases:
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
+            want = getattr(a, op)()
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            got = getattr(clcompute, op)(a)
+        assert repr(got) == repr(want)
+        assert [str(w.message) for w in ours] == [str(w.message) for w in theirs], (a, op)
+        assert all(w.category is RuntimeWarning and w.filename == __file__ for w in ours)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        getattr(clcompute, op)(np.array([3e38, 3e38], np.float32))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf(getattr(clcompute.default_context(), op)(np.array([3e38, 3e38], np.float32)))
+
+
 def test_a_failed_batch_item_says_why():
     d = np.full((4, 4), 1000, np.uint16)
     with pytest.raises(clcompute.Error, match="item 0 of 2: .*fx=nan"):
