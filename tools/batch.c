@@ -393,6 +393,14 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
     return rc;
 }
 
+/* Files in order of device, then inode. */
+static int by_inode(dev_t xd, ino_t xi, dev_t yd, ino_t yi)
+{
+    if (xd != yd)
+        return xd < yd ? -1 : 1;
+    return xi == yi ? 0 : xi < yi ? -1 : 1;
+}
+
 /* Items in order of folder entry (the folder's device and inode, then the name) then position,
  * to drop an entry given twice (a folder's file also named on the command line, at any depth,
  * or by another path) and keep its first place. Other names of one file (hard or symbolic
@@ -400,11 +408,9 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
 static int by_file(const void *a, const void *b)
 {
     const cli_item *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    const int c = strcmp(x->name, y->name);
+    int c = by_inode(x->dev, x->ino, y->dev, y->ino);
+    if (!c)
+        c = strcmp(x->name, y->name);
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
@@ -556,11 +562,8 @@ typedef struct file_id {
 static int by_id(const void *a, const void *b)
 {
     const file_id *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    return (x->output > y->output) - (x->output < y->output);
+    const int c = by_inode(x->dev, x->ino, y->dev, y->ino);
+    return c ? c : (x->output > y->output) - (x->output < y->output);
 }
 
 /* Outputs that exist already: none may be an input (its own or another's, reached through a
