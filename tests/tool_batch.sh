@@ -183,8 +183,30 @@ rm "$work/lout/a.png"
 ln -s t.png "$work/lout/a.png"
 ln -s t.png "$work/lout/b.png"
 "$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log"
-[ $? -eq 2 ] && grep -q "are one file (links to it)" "$work/log" && [ ! -s "$work/lout/t.png" ] ||
+[ $? -eq 2 ] && grep -q "are one file, '.*lout/t.png' (through links)" "$work/log" && [ ! -s "$work/lout/t.png" ] ||
     fail "two outputs linked to one file: $(cat "$work/log")"
+# Two output folders that are one (a link): refused before either output exists.
+mkdir -p "$work/fin/A" "$work/fin/B" "$work/fout/B"
+cp "$data/rgb.png" "$work/fin/A/x.png"
+cp "$data/gray.png" "$work/fin/B/x.png"
+ln -s B "$work/fout/A"
+"$tool" gray "$work/fin" -o "$work/fout" --recursive --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "are one file" "$work/log" && [ ! -e "$work/fout/B/x.png" ] ||
+    fail "output folders linked to one: $(cat "$work/log")"
+# A hard link is another name: an output hard-linked to an input (or to another output) is
+# replaced by the rename, the other name keeps its file. Not refused.
+rm -rf "$work/lout" && mkdir -p "$work/lout"
+ln "$work/lin/a.png" "$work/lout/b.png"
+"$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log" ||
+    fail "output hard-linked to an input: $(cat "$work/log")"
+cmp -s "$work/lin/a.png" "$data/rgb.png" || fail "a hard-linked input was changed"
+# A folder reached by two names in a scan (ds/latest -> v3) is mirrored under both.
+mkdir -p "$work/ds/v3"
+cp "$data/rgb.png" "$work/ds/v3/x.png"
+ln -s v3 "$work/ds/latest"
+"$tool" gray "$work/ds" -o "$work/dsout" --recursive --device "$dev" 2> "$work/log" ||
+    fail "ds batch: $(cat "$work/log")"
+[ -e "$work/dsout/v3/x.png" ] && [ -e "$work/dsout/latest/x.png" ] || fail "ds batch wrote $(find "$work/dsout")"
 rm "$work/lout/a.png" "$work/lout/b.png"
 mkfifo "$work/lout/a.png"
 "$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log"

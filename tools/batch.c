@@ -1,6 +1,7 @@
 /* Many inputs for one subcommand: files and folders expanded into items, output names checked
  * before any work, the work spread over the selected devices (clc_batch), progress on stderr,
  * Ctrl-C honoured. */
+#define _XOPEN_SOURCE 700 /* realpath: POSIX, but an XSI function to glibc's headers */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -150,10 +151,11 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
                   out);
         return CLI_EXIT_USAGE;
     }
-    if (stat(out, &st) != 0 && lstat(out, &link) == 0 && S_ISLNK(link.st_mode)) {
-        cli_error("'%s' is a symbolic link that leads to no file (outputs are written through "
-                  "links); write elsewhere",
-                  out);
+    const int unfollowed = stat(out, &st) != 0, why = errno;
+    if (unfollowed && lstat(out, &link) == 0 && S_ISLNK(link.st_mode)) {
+        cli_error("'%s' is a symbolic link that %s (outputs are written through links); write "
+                  "elsewhere",
+                  out, why == ENOENT ? "leads to no file" : "cannot be followed");
         return CLI_EXIT_USAGE;
     }
     if ((check && check(out, user) != 0) || cli_batch_single(b) != 0)
@@ -281,8 +283,9 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-/* folder: the stat of the folder holding path's entry. */
-static int add_item(cli_batch *b, const char *path, const struct stat *folder, const char *dir_rel)
+/* folder: the stat of the folder holding path's entry; named: path was given as a file. */
+static int add_item(cli_batch *b, const char *path, const struct stat *folder, const char *dir_rel,
+                    int named)
 {
     cli_item *grown = realloc(b->items, (b->count + 1) * sizeof *grown);
     if (!grown) {
@@ -295,7 +298,8 @@ static int add_item(cli_batch *b, const char *path, const struct stat *folder, c
     char *name = strndup(stem, n);
     cli_item item = {strdup(path),   name ? join(dir_rel, name) : NULL,
                      folder->st_dev, folder->st_ino,
-                     NULL,           b->count};
+                     NULL,           named,
+                     b->count};
     free(name);
     if (item.path) {
         const char *slash = strrchr(item.path, '/');
@@ -375,7 +379,7 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
                  * such a file is read: the user asked for it.) */
                 ++s->special;
             } else if (b->accept(name)) {
-                rc = add_item(b, full, dst, rel);
+                rc = add_item(b, full, dst, rel, 0);
             } else {
                 char **more = realloc(s->names, (s->count + 1) * sizeof *more);
                 if (more) {
@@ -402,9 +406,7 @@ static int by_inode(dev_t xd, ino_t xi, dev_t yd, ino_t yi)
 }
 
 /* Items in order of folder entry (the folder's device and inode, then the name) then position,
- * to drop an entry given twice (a folder's file also named on the command line, at any depth,
- * or by another path) and keep its first place. Other names of one file (hard or symbolic
- * links, as datasets built of links have) are other entries: each gets its output. */
+ * to find an entry given twice. */
 static int by_file(const void *a, const void *b)
 {
     const cli_item *x = a, *y = b;
@@ -425,15 +427,25 @@ static void drop_repeats(cli_batch *b)
     if (b->count < 2)
         return;
     qsort(b->items, b->count, sizeof *b->items, by_file);
-    size_t kept = 1;
-    for (size_t i = 1; i < b->count; ++i) {
-        cli_item *last = &b->items[kept - 1];
-        if (b->items[i].dev == last->dev && b->items[i].ino == last->ino &&
-            strcmp(b->items[i].name, last->name) == 0) {
-            free(b->items[i].path);
-            free(b->items[i].rel);
+    /* An entry given twice is converted once, in its first place, when it was also named on
+     * the command line (a folder's file named again, at any depth, or by another path) or has
+     * the same output name (a folder given twice). Found twice in folders under other names
+     * (a link to a folder, ds/latest -> v3), it is mirrored under each, as other names of one
+     * file (hard or symbolic links) are. */
+    size_t kept = 0, group = 0;
+    for (size_t i = 0; i < b->count; ++i) {
+        const cli_item it = b->items[i];
+        if (kept > group && (b->items[group].dev != it.dev || b->items[group].ino != it.ino ||
+                             strcmp(b->items[group].name, it.name) != 0))
+            group = kept; /* a new entry: its kept items start here */
+        int repeat = 0;
+        for (size_t k = group; k < kept && !repeat; ++k)
+            repeat = it.named || b->items[k].named || strcmp(it.rel, b->items[k].rel) == 0;
+        if (repeat) {
+            free(it.path);
+            free(it.rel);
         } else {
-            b->items[kept++] = b->items[i];
+            b->items[kept++] = it;
         }
     }
     b->count = kept;
@@ -468,7 +480,7 @@ int cli_batch_expand(cli_batch *b)
                 cli_error("cannot read the folder of '%s': %s", b->paths[i], strerror(errno));
                 rc = -1;
             } else {
-                rc = add_item(b, b->paths[i], &fst, "");
+                rc = add_item(b, b->paths[i], &fst, "", 1);
             }
             free(folder);
         }
@@ -551,51 +563,91 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
-/* A file an input or an existing output is (through links: outputs are written through). */
-typedef struct file_id {
-    dev_t dev;
-    ino_t ino;
+/* Where a write to path lands, as a path with every link and ".." resolved: outputs are written
+ * through links (output.c), by a rename onto the entry the links lead to. path's folders may not
+ * exist yet: the deepest one that does is resolved and the rest appended. NULL when out of
+ * memory. */
+static char *landing(const char *path)
+{
+    char *whole = realpath(path, NULL); /* an existing file, or a link that leads to one */
+    if (whole)
+        return whole;
+    const size_t len = strlen(path);
+    for (size_t cut = len; cut > 0;) {
+        while (cut > 0 && path[cut - 1] != '/') /* the folder part: path[0, cut - 1) */
+            --cut;
+        char *dir = cut > 1 ? strndup(path, cut - 1) : strdup(cut == 1 ? "/" : ".");
+        char *real = dir ? realpath(dir, NULL) : NULL;
+        free(dir);
+        if (real) {
+            const size_t n = strlen(real) + len - cut + 2;
+            char *at = malloc(n);
+            if (at)
+                snprintf(at, n, "%s/%s", strcmp(real, "/") ? real : "", path + cut);
+            free(real);
+            return at;
+        }
+        if (cut > 0)
+            --cut; /* past the '/': try the folder above */
+    }
+    char *here = realpath(".", NULL);
+    if (!here)
+        return strdup(path);
+    const size_t n = strlen(here) + len + 2;
+    char *at = malloc(n);
+    if (at)
+        snprintf(at, n, "%s/%s", here, path);
+    free(here);
+    return at;
+}
+
+/* An input read, or an output written, and where. */
+typedef struct landing_at {
+    char *where;
     int output;
     size_t item;
-} file_id;
+} landing_at;
 
-static int by_id(const void *a, const void *b)
+static int by_where(const void *a, const void *b)
 {
-    const file_id *x = a, *y = b;
-    const int c = by_inode(x->dev, x->ino, y->dev, y->ino);
+    const landing_at *x = a, *y = b;
+    const int c = strcmp(x->where, y->where);
     return c ? c : (x->output > y->output) - (x->output < y->output);
 }
 
-/* Outputs that exist already: none may be an input (its own or another's, reached through a
- * link), two may not be one file, and each must be a regular file. 0, or the exit code after a
- * message. */
-static int check_existing_outputs(const cli_batch *b, char **names)
+/* Where every output would land: no output on an input (its own or another's, through links),
+ * no two outputs on one file (links to one file or folder), and no output on a file that is not
+ * a regular one. A hard link is another entry: the rename replaces only the name it writes.
+ * 0, or the exit code after a message. */
+static int check_landings(const cli_batch *b, char **names)
 {
-    file_id *ids = calloc(2 * b->count + 1, sizeof *ids);
-    if (!ids) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
+    landing_at *at = calloc(2 * b->count + 1, sizeof *at);
     size_t n = 0;
-    int rc = 0;
+    int rc = at ? 0 : CLI_EXIT_FAILURE;
     for (size_t i = 0; i < b->count && rc == 0; ++i) {
         struct stat st;
-        if (stat(b->items[i].path, &st) == 0)
-            ids[n++] = (file_id){st.st_dev, st.st_ino, 0, i};
-        if (stat(names[i], &st) != 0)
-            continue;
-        if (!S_ISREG(st.st_mode)) {
+        if (stat(names[i], &st) == 0 && !S_ISREG(st.st_mode)) {
             cli_error("output '%s' exists and is not a regular file (a folder, FIFO, device or "
                       "socket); nothing was converted",
                       names[i]);
             rc = CLI_EXIT_USAGE;
         }
-        ids[n++] = (file_id){st.st_dev, st.st_ino, 1, i};
+        char *in = realpath(b->items[i].path, NULL);
+        if (in)
+            at[n++] = (landing_at){in, 0, i};
+        char *out = landing(names[i]);
+        if (out)
+            at[n++] = (landing_at){out, 1, i};
+        else
+            rc = CLI_EXIT_FAILURE;
     }
-    qsort(ids, n, sizeof *ids, by_id);
+    if (rc == CLI_EXIT_FAILURE)
+        cli_error("out of memory");
+    if (rc == 0)
+        qsort(at, n, sizeof *at, by_where);
     for (size_t i = 1; i < n && rc == 0; ++i) {
-        const file_id *x = &ids[i - 1], *y = &ids[i];
-        if (x->dev != y->dev || x->ino != y->ino || !y->output)
+        const landing_at *x = &at[i - 1], *y = &at[i];
+        if (strcmp(x->where, y->where) != 0 || !y->output)
             continue;
         if (!x->output && x->item == y->item)
             cli_error("'%s' would be overwritten by its own output; choose another output folder",
@@ -605,12 +657,14 @@ static int check_existing_outputs(const cli_batch *b, char **names)
                       "it; nothing was converted",
                       names[y->item], b->items[x->item].path, b->items[y->item].path);
         else
-            cli_error("outputs '%s' and '%s' are one file (links to it): one would overwrite the "
-                      "other; nothing was converted",
-                      names[x->item], names[y->item]);
+            cli_error("outputs '%s' and '%s' are one file, '%s' (through links): one would "
+                      "overwrite the other; nothing was converted",
+                      names[x->item], names[y->item], y->where);
         rc = CLI_EXIT_USAGE;
     }
-    free(ids);
+    for (size_t i = 0; i < n; ++i)
+        free(at[i].where);
+    free(at);
     return rc;
 }
 
@@ -659,7 +713,7 @@ static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
         rc = CLI_EXIT_FAILURE;
     }
     if (rc == 0)
-        rc = check_existing_outputs(b, names);
+        rc = check_landings(b, names);
     for (size_t i = 0; i < b->count && rc == 0; ++i) {
         const char *slash = strrchr(names[i], '/');
         if (rc == 0 && strchr(b->items[i].rel, '/')) {

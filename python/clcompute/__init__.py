@@ -416,21 +416,29 @@ def _numpy_result(op, dtype, f, i, u, index):
 def _float_warning(result, flat):
     """The warning numpy's float sum gives for a non-finite result its own additions made (they
     raised the overflow or invalid flag): an infinity from finite numbers, a NaN from no NaN.
-    np.errstate (np.seterr) decides, as for numpy: ignore, raise FloatingPointError, or warn.
+    np.errstate (np.seterr) decides, as for numpy: ignore, warn, raise (FloatingPointError),
+    call or log (np.seterrcall's function or object), print.
     Looks at the input again, so only when the result is not finite."""
     if np.isnan(flat).any() or (np.isinf(result) and np.isinf(flat).any()):
         return  # NaN or infinity in, the same out: numpy stays quiet
-    flag, what = ("invalid", "invalid value") if np.isnan(result) else ("over", "overflow")
-    mode = np.geterr()[flag]
+    flag, what, code = (("invalid", "invalid value", 8) if np.isnan(result) else
+                        ("over", "overflow", 2))  # numpy's flag bits, as seterrcall gets them
+    mode, message = np.geterr()[flag], f"{what} encountered in reduce"
     if mode == "ignore":
         return
     if mode == "raise":
-        raise FloatingPointError(f"{what} encountered in reduce")
+        raise FloatingPointError(message)
+    if mode == "call":
+        np.geterrcall()(what, code)
+        return
+    if mode in ("print", "log"):
+        (sys.stdout if mode == "print" else np.geterrcall()).write(f"Warning: {message}\n")
+        return
     # Said at the caller's line: the first frame outside this file (module function or method).
     level, frame = 1, sys._getframe(0)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
-    warnings.warn(f"{what} encountered in reduce", RuntimeWarning, stacklevel=level)
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
 
 
 def _empty_reduction(op, dtype):

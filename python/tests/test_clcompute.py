@@ -357,6 +357,17 @@ def test_float_warnings_are_numpys(op):
         assert all(w.category is RuntimeWarning and w.filename == __file__ for w in ours)
     with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
         getattr(clcompute, op)(np.array([3e38, 3e38], np.float32))
+    calls = []
+    old = np.seterrcall(lambda *a: calls.append(a))
+    try:
+        with np.errstate(over="call", invalid="call"):
+            np.array([3e38, 3e38], np.float32).sum(), np.array([np.inf, -np.inf]).sum()
+            want, calls[:] = list(calls), []
+            getattr(clcompute, op)(np.array([3e38, 3e38], np.float32))
+            getattr(clcompute, op)(np.array([np.inf, -np.inf]))
+        assert calls == want == [("overflow", 2), ("invalid value", 8)]
+    finally:
+        np.seterrcall(old)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isinf(getattr(clcompute.default_context(), op)(np.array([3e38, 3e38], np.float32)))
