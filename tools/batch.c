@@ -266,6 +266,7 @@ size_t cli_stem(const char *path, const char **start)
 typedef struct skipped {
     char **names;
     size_t count, folders, hidden, loops, special;
+    size_t arg;     /* the command-line folder being scanned */
     char *out_seen; /* where a scan met the output folder, for the message */
     dev_t out_dev;  /* the output folder, when it exists: never an input */
     ino_t out_ino;
@@ -283,9 +284,9 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-/* folder: the stat of the folder holding path's entry; named: path was given as a file. */
+/* folder: the stat of the folder holding path's entry; arg: the command-line path it came from. */
 static int add_item(cli_batch *b, const char *path, const struct stat *folder, const char *dir_rel,
-                    int named)
+                    size_t arg)
 {
     cli_item *grown = realloc(b->items, (b->count + 1) * sizeof *grown);
     if (!grown) {
@@ -296,10 +297,9 @@ static int add_item(cli_batch *b, const char *path, const struct stat *folder, c
     const char *stem = NULL;
     const size_t n = cli_stem(path, &stem);
     char *name = strndup(stem, n);
-    cli_item item = {strdup(path),   name ? join(dir_rel, name) : NULL,
-                     folder->st_dev, folder->st_ino,
-                     NULL,           named,
-                     b->count};
+    cli_item item = {
+        strdup(path), name ? join(dir_rel, name) : NULL, folder->st_dev, folder->st_ino, NULL, arg,
+        b->count};
     free(name);
     if (item.path) {
         const char *slash = strrchr(item.path, '/');
@@ -379,7 +379,7 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
                  * such a file is read: the user asked for it.) */
                 ++s->special;
             } else if (b->accept(name)) {
-                rc = add_item(b, full, dst, rel, 0);
+                rc = add_item(b, full, dst, rel, s->arg);
             } else {
                 char **more = realloc(s->names, (s->count + 1) * sizeof *more);
                 if (more) {
@@ -427,11 +427,11 @@ static void drop_repeats(cli_batch *b)
     if (b->count < 2)
         return;
     qsort(b->items, b->count, sizeof *b->items, by_file);
-    /* An entry given twice is converted once, in its first place, when it was also named on
-     * the command line (a folder's file named again, at any depth, or by another path) or has
-     * the same output name (a folder given twice). Found twice in folders under other names
-     * (a link to a folder, ds/latest -> v3), it is mirrored under each, as other names of one
-     * file (hard or symbolic links) are. */
+    /* An entry given twice is converted once, in its first place, when two command-line paths
+     * give it (a folder and a file or subfolder in it, at any depth, by any path; a folder twice)
+     * or one gives it twice under one output name. Found twice in one folder's scan under other
+     * names (a link to a folder, ds/latest -> v3), it is mirrored under each, as other names of
+     * one file (hard or symbolic links) are. */
     size_t kept = 0, group = 0;
     for (size_t i = 0; i < b->count; ++i) {
         const cli_item it = b->items[i];
@@ -440,7 +440,7 @@ static void drop_repeats(cli_batch *b)
             group = kept; /* a new entry: its kept items start here */
         int repeat = 0;
         for (size_t k = group; k < kept && !repeat; ++k)
-            repeat = it.named || b->items[k].named || strcmp(it.rel, b->items[k].rel) == 0;
+            repeat = it.arg != b->items[k].arg || strcmp(it.rel, b->items[k].rel) == 0;
         if (repeat) {
             free(it.path);
             free(it.rel);
@@ -467,6 +467,7 @@ int cli_batch_expand(cli_batch *b)
             cli_error("cannot read '%s': %s", b->paths[i], strerror(errno));
             rc = -1;
         } else if (S_ISDIR(st.st_mode)) {
+            s.arg = i;
             rc = scan(b, b->paths[i], &st, "", &s);
         } else {
             /* The entry's folder: the path up to its last '/', or "." (or "/"). */
@@ -480,7 +481,7 @@ int cli_batch_expand(cli_batch *b)
                 cli_error("cannot read the folder of '%s': %s", b->paths[i], strerror(errno));
                 rc = -1;
             } else {
-                rc = add_item(b, b->paths[i], &fst, "", 1);
+                rc = add_item(b, b->paths[i], &fst, "", i);
             }
             free(folder);
         }
@@ -563,109 +564,123 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
-/* Where a write to path lands, as a path with every link and ".." resolved: outputs are written
- * through links (output.c), by a rename onto the entry the links lead to. path's folders may not
- * exist yet: the deepest one that does is resolved and the rest appended. NULL when out of
- * memory. */
-static char *landing(const char *path)
-{
-    char *whole = realpath(path, NULL); /* an existing file, or a link that leads to one */
-    if (whole)
-        return whole;
-    const size_t len = strlen(path);
-    for (size_t cut = len; cut > 0;) {
-        while (cut > 0 && path[cut - 1] != '/') /* the folder part: path[0, cut - 1) */
-            --cut;
-        char *dir = cut > 1 ? strndup(path, cut - 1) : strdup(cut == 1 ? "/" : ".");
-        char *real = dir ? realpath(dir, NULL) : NULL;
-        free(dir);
-        if (real) {
-            const size_t n = strlen(real) + len - cut + 2;
-            char *at = malloc(n);
-            if (at)
-                snprintf(at, n, "%s/%s", strcmp(real, "/") ? real : "", path + cut);
-            free(real);
-            return at;
-        }
-        if (cut > 0)
-            --cut; /* past the '/': try the folder above */
-    }
-    char *here = realpath(".", NULL);
-    if (!here)
-        return strdup(path);
-    const size_t n = strlen(here) + len + 2;
-    char *at = malloc(n);
-    if (at)
-        snprintf(at, n, "%s/%s", here, path);
-    free(here);
-    return at;
-}
-
-/* An input read, or an output written, and where. */
+/* An input read, or an output written, and where: the folder it is renamed into (or read from)
+ * as device and inode, so that bind mounts and links to one folder compare equal, and its name
+ * there, with the folders below the deepest existing one when those do not exist yet. */
 typedef struct landing_at {
-    char *where;
+    dev_t dev;
+    ino_t ino;
+    char *rest;
     int output;
     size_t item;
 } landing_at;
 
+/* Where a write to path lands (outputs are written through links, output.c): 0; 1 after a
+ * message when a link on the way leads nowhere (the write would fail, or write elsewhere); -1
+ * when out of memory. */
+static int landing(const char *path, int output, size_t item, landing_at *at)
+{
+    struct stat st;
+    char *p = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (!(p = realpath(path, NULL))) {
+            cli_error("output '%s' is a symbolic link that %s; nothing was converted", path,
+                      errno == ENOENT ? "leads to no file" : "cannot be followed");
+            return 1;
+        }
+    } else if (!(p = strdup(path))) {
+        return -1;
+    }
+    int rc = -1;
+    for (size_t cut = strlen(p);;) {
+        while (cut > 0 && p[cut - 1] != '/') /* the folder part: p[0, cut - 1) */
+            --cut;
+        char *dir = cut > 1 ? strndup(p, cut - 1) : strdup(cut == 1 ? "/" : ".");
+        if (!dir)
+            break;
+        if (stat(dir, &st) == 0) {
+            *at = (landing_at){st.st_dev, st.st_ino, strdup(p + cut), output, item};
+            rc = at->rest ? 0 : -1;
+        } else if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+            cli_error("output folder '%s' is a symbolic link that leads to no folder; nothing was "
+                      "converted",
+                      dir);
+            rc = 1;
+        } else if (cut > 0) {
+            free(dir);
+            --cut; /* past the '/': try the folder above */
+            continue;
+        }
+        free(dir);
+        break;
+    }
+    free(p);
+    return rc;
+}
+
 static int by_where(const void *a, const void *b)
 {
     const landing_at *x = a, *y = b;
-    const int c = strcmp(x->where, y->where);
+    int c = by_inode(x->dev, x->ino, y->dev, y->ino);
+    if (!c)
+        c = strcmp(x->rest, y->rest);
     return c ? c : (x->output > y->output) - (x->output < y->output);
 }
 
-/* Where every output would land: no output on an input (its own or another's, through links),
- * no two outputs on one file (links to one file or folder), and no output on a file that is not
- * a regular one. A hard link is another entry: the rename replaces only the name it writes.
- * 0, or the exit code after a message. */
+/* Where every output would land: no output on an input (its own or another's, through links or
+ * bind mounts), no two outputs on one file (links to one file or folder), no output on a file
+ * that is not a regular one or through a link that leads nowhere. A hard link is another entry:
+ * the rename replaces only the name it writes. 0, or the exit code after a message. */
 static int check_landings(const cli_batch *b, char **names)
 {
     landing_at *at = calloc(2 * b->count + 1, sizeof *at);
     size_t n = 0;
-    int rc = at ? 0 : CLI_EXIT_FAILURE;
+    int rc = at ? 0 : -1;
     for (size_t i = 0; i < b->count && rc == 0; ++i) {
         struct stat st;
         if (stat(names[i], &st) == 0 && !S_ISREG(st.st_mode)) {
             cli_error("output '%s' exists and is not a regular file (a folder, FIFO, device or "
                       "socket); nothing was converted",
                       names[i]);
-            rc = CLI_EXIT_USAGE;
+            rc = 1;
+            break;
         }
         char *in = realpath(b->items[i].path, NULL);
-        if (in)
-            at[n++] = (landing_at){in, 0, i};
-        char *out = landing(names[i]);
-        if (out)
-            at[n++] = (landing_at){out, 1, i};
-        else
-            rc = CLI_EXIT_FAILURE;
+        if (in) {
+            rc = landing(in, 0, i, &at[n]);
+            n += rc == 0;
+            free(in);
+        }
+        if (rc == 0) {
+            rc = landing(names[i], 1, i, &at[n]);
+            n += rc == 0;
+        }
     }
-    if (rc == CLI_EXIT_FAILURE)
+    if (rc < 0)
         cli_error("out of memory");
     if (rc == 0)
         qsort(at, n, sizeof *at, by_where);
     for (size_t i = 1; i < n && rc == 0; ++i) {
         const landing_at *x = &at[i - 1], *y = &at[i];
-        if (strcmp(x->where, y->where) != 0 || !y->output)
+        if (by_inode(x->dev, x->ino, y->dev, y->ino) || strcmp(x->rest, y->rest) || !y->output)
             continue;
         if (!x->output && x->item == y->item)
             cli_error("'%s' would be overwritten by its own output; choose another output folder",
                       b->items[x->item].path);
         else if (!x->output)
-            cli_error("output '%s' is input '%s' (through a link): converting '%s' would overwrite "
-                      "it; nothing was converted",
+            cli_error("output '%s' is input '%s' (through a link or mount): converting '%s' would "
+                      "overwrite it; nothing was converted",
                       names[y->item], b->items[x->item].path, b->items[y->item].path);
         else
-            cli_error("outputs '%s' and '%s' are one file, '%s' (through links): one would "
-                      "overwrite the other; nothing was converted",
-                      names[x->item], names[y->item], y->where);
-        rc = CLI_EXIT_USAGE;
+            cli_error("outputs '%s' and '%s' are one file (through links): one would overwrite "
+                      "the other; nothing was converted",
+                      names[x->item], names[y->item]);
+        rc = 1;
     }
     for (size_t i = 0; i < n; ++i)
-        free(at[i].where);
+        free(at[i].rest);
     free(at);
-    return rc;
+    return rc < 0 ? CLI_EXIT_FAILURE : rc ? CLI_EXIT_USAGE : 0;
 }
 
 /* The output name of every item, checked before any work: no two the same, none an input, the

@@ -110,7 +110,7 @@ typedef struct cli_item {
     dev_t dev; /* the folder entry: its folder and name (path's last part), to find one entry */
     ino_t ino; /* given twice, as a folder's file and by name, while other names of one file */
     const char *name; /* (links) stay inputs of their own */
-    int named;        /* named on the command line, not found in a folder */
+    size_t arg;       /* the command-line path it came from (itself, or a folder) */
     size_t order;
 } cli_item;
 

@@ -428,11 +428,13 @@ def _float_warning(result, flat):
         return
     if mode == "raise":
         raise FloatingPointError(message)
+    if mode in ("call", "log") and np.geterrcall() is None:
+        raise NameError(f"python callback specified for {what} (in reduce) but no function found.")
     if mode == "call":
         np.geterrcall()(what, code)
         return
-    if mode in ("print", "log"):
-        (sys.stdout if mode == "print" else np.geterrcall()).write(f"Warning: {message}\n")
+    if mode in ("print", "log"):  # numpy prints on stderr
+        (sys.stderr if mode == "print" else np.geterrcall()).write(f"Warning: {message}\n")
         return
     # Said at the caller's line: the first frame outside this file (module function or method).
     level, frame = 1, sys._getframe(0)
