@@ -129,35 +129,27 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
         return CLI_EXIT_USAGE;
     }
     const char *out = b->paths[1];
-    struct stat st;
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+    struct stat st, in_st;
+    const int exists = stat(out, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         cli_error("'%s' is a folder: give OUT a file name, or convert into the folder with -o '%s'",
                   out, out);
         return CLI_EXIT_USAGE;
     }
-    struct stat in_st;
-    if (stat(out, &st) == 0 && stat(b->paths[0], &in_st) == 0 && st.st_dev == in_st.st_dev &&
+    if (exists && stat(b->paths[0], &in_st) == 0 && st.st_dev == in_st.st_dev &&
         st.st_ino == in_st.st_ino) {
         cli_error("'%s' is the input itself: the output would replace it (as a batch refuses "
                   "too); write elsewhere",
                   out);
         return CLI_EXIT_USAGE;
     }
-    /* What the write would refuse after the work (output.c), said before it. */
-    struct stat link;
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-        cli_error("'%s' exists and is not a regular file (a FIFO, device or socket); write "
-                  "elsewhere",
-                  out);
+    /* What the write would refuse after the work, said before it. */
+    char why[1024], *target = NULL;
+    if (cli_output_target(out, &target, why, sizeof why) != 0) {
+        cli_error("%s; write elsewhere", why);
         return CLI_EXIT_USAGE;
     }
-    const int unfollowed = stat(out, &st) != 0, why = errno;
-    if (unfollowed && lstat(out, &link) == 0 && S_ISLNK(link.st_mode)) {
-        cli_error("'%s' is a symbolic link that %s (outputs are written through links); write "
-                  "elsewhere",
-                  out, why == ENOENT ? "leads to no file" : "cannot be followed");
-        return CLI_EXIT_USAGE;
-    }
+    free(target);
     if ((check && check(out, user) != 0) || cli_batch_single(b) != 0)
         return CLI_EXIT_USAGE;
     if (cli_interrupt_begin(NULL, NULL) != 0)
@@ -405,14 +397,18 @@ static int by_inode(dev_t xd, ino_t xi, dev_t yd, ino_t yi)
     return xi == yi ? 0 : xi < yi ? -1 : 1;
 }
 
-/* Items in order of folder entry (the folder's device and inode, then the name) then position,
- * to find an entry given twice. */
+/* Items in order of folder entry: the folder's device and inode, then the name. */
+static int by_entry(const cli_item *x, const cli_item *y)
+{
+    const int c = by_inode(x->dev, x->ino, y->dev, y->ino);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* By folder entry then position, to find an entry given twice. */
 static int by_file(const void *a, const void *b)
 {
     const cli_item *x = a, *y = b;
-    int c = by_inode(x->dev, x->ino, y->dev, y->ino);
-    if (!c)
-        c = strcmp(x->name, y->name);
+    const int c = by_entry(x, y);
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
@@ -435,8 +431,7 @@ static void drop_repeats(cli_batch *b)
     size_t kept = 0, group = 0;
     for (size_t i = 0; i < b->count; ++i) {
         const cli_item it = b->items[i];
-        if (kept > group && (b->items[group].dev != it.dev || b->items[group].ino != it.ino ||
-                             strcmp(b->items[group].name, it.name) != 0))
+        if (kept > group && by_entry(&b->items[group], &it) != 0)
             group = kept; /* a new entry: its kept items start here */
         int repeat = 0;
         for (size_t k = group; k < kept && !repeat; ++k)
@@ -575,22 +570,12 @@ typedef struct landing_at {
     size_t item;
 } landing_at;
 
-/* Where a write to path lands (outputs are written through links, output.c): 0; 1 after a
- * message when a link on the way leads nowhere (the write would fail, or write elsewhere); -1
- * when out of memory. */
-static int landing(const char *path, int output, size_t item, landing_at *at)
+/* Where a file at p (not a link itself: an input's real path, an output's target) is read or
+ * written: 0; 1 after a message when a folder on the way is a link that leads nowhere (the write
+ * would fail, or land elsewhere); -1 when out of memory. */
+static int landing(const char *p, int output, size_t item, landing_at *at)
 {
     struct stat st;
-    char *p = NULL;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        if (!(p = realpath(path, NULL))) {
-            cli_error("output '%s' is a symbolic link that %s; nothing was converted", path,
-                      errno == ENOENT ? "leads to no file" : "cannot be followed");
-            return 1;
-        }
-    } else if (!(p = strdup(path))) {
-        return -1;
-    }
     int rc = -1;
     for (size_t cut = strlen(p);;) {
         while (cut > 0 && p[cut - 1] != '/') /* the folder part: p[0, cut - 1) */
@@ -614,7 +599,6 @@ static int landing(const char *path, int output, size_t item, landing_at *at)
         free(dir);
         break;
     }
-    free(p);
     return rc;
 }
 
@@ -637,11 +621,9 @@ static int check_landings(const cli_batch *b, char **names)
     size_t n = 0;
     int rc = at ? 0 : -1;
     for (size_t i = 0; i < b->count && rc == 0; ++i) {
-        struct stat st;
-        if (stat(names[i], &st) == 0 && !S_ISREG(st.st_mode)) {
-            cli_error("output '%s' exists and is not a regular file (a folder, FIFO, device or "
-                      "socket); nothing was converted",
-                      names[i]);
+        char why[1024], *target = NULL;
+        if (cli_output_target(names[i], &target, why, sizeof why) != 0) {
+            cli_error("output %s; nothing was converted", why);
             rc = 1;
             break;
         }
@@ -652,9 +634,10 @@ static int check_landings(const cli_batch *b, char **names)
             free(in);
         }
         if (rc == 0) {
-            rc = landing(names[i], 1, i, &at[n]);
+            rc = landing(target ? target : names[i], 1, i, &at[n]);
             n += rc == 0;
         }
+        free(target);
     }
     if (rc < 0)
         cli_error("out of memory");

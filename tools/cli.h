@@ -88,6 +88,11 @@ void cli_json_string(FILE *out, const char *s);
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size);
 
+/* Where cli_write_atomic would write path: 0, with *target the file path's links lead to (to be
+ * freed) or NULL when path is not a link; or -1, error saying why it would refuse (a link that
+ * leads to no file or cannot be followed, an existing path that is not a regular file). */
+int cli_output_target(const char *path, char **target, char *error, size_t error_size);
+
 /* From here to cli_interrupt_end, Ctrl-C (SIGINT) and SIGTERM are taken by a thread of the tool.
  * The first calls stop(arg) and says "stopping after the files in progress"; the second (or the
  * first, when stop is NULL) removes the temporary files of every write in progress and exits at

@@ -150,40 +150,41 @@ int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void 
     return rc;
 }
 
+int cli_output_target(const char *path, char **target, char *error, size_t error_size)
+{
+    /* A link is written through (it stays a link), as fopen would, except that a link to no file
+     * is refused rather than made to create one; a FIFO, device or socket is refused: a rename
+     * would replace it with a plain file its reader never sees. */
+    struct stat st;
+    *target = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !(*target = realpath(path, NULL))) {
+        if (errno == ENOENT)
+            snprintf(error, error_size, "'%s' is a symbolic link that leads to no file", path);
+        else
+            snprintf(error, error_size, "'%s' is a symbolic link that cannot be followed (%s)",
+                     path, strerror(errno));
+        return -1;
+    }
+    if (stat(*target ? *target : path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(error, error_size, "'%s' exists and is not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a folder" : "a FIFO, device or socket");
+        free(*target);
+        *target = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The commands check the output before any work (cli_output_target); this is for what changed
+ * since. */
 static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), void *arg,
                         char *error, size_t error_size)
 {
-    /* An output that is a symbolic link is written through (the link stays a link), as fopen
-     * would, except that a link to no file is refused rather than made to create one; a FIFO,
-     * device or socket is refused: a rename would replace it with a plain file its reader never
-     * sees. The commands check both before any work; this is for what changed since. */
-    struct stat seen;
-    char *resolved = NULL;
-    if (lstat(given, &seen) == 0 && S_ISLNK(seen.st_mode)) {
-        resolved = realpath(given, NULL);
-        if (!resolved) {
-            if (errno == ENOENT)
-                snprintf(error, error_size,
-                         "cannot write '%s': it is a symbolic link that leads "
-                         "to no file",
-                         given);
-            else
-                snprintf(error, error_size,
-                         "cannot write '%s': it is a symbolic link that cannot "
-                         "be followed (%s)",
-                         given, strerror(errno));
-            return -1;
-        }
-    }
-    const char *path = resolved ? resolved : given;
-    if (stat(path, &seen) == 0 && !S_ISREG(seen.st_mode)) {
-        snprintf(error, error_size, "cannot write '%s': it exists and is not a regular file%s",
-                 given, S_ISDIR(seen.st_mode) ? " but a folder" : " (a FIFO, device or socket)");
-        free(resolved);
+    char *target = NULL;
+    if (cli_output_target(given, &target, error, error_size) != 0)
         return -1;
-    }
-    const int rc = write_replacing(path, given, write, arg, error, error_size);
-    free(resolved);
+    const int rc = write_replacing(target ? target : given, given, write, arg, error, error_size);
+    free(target);
     return rc;
 }
 
