@@ -11,24 +11,10 @@
 
 #include "internal.h"
 
-char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir, const char **malformed)
+char *clc__cache_dir_resolve(clc_cache_mode mode, int env_off, const char *explicit_dir)
 {
-    if (malformed)
-        *malformed = NULL;
-    if (mode == CLC_CACHE_OFF)
+    if (mode == CLC_CACHE_OFF || (mode == CLC_CACHE_AUTO && env_off))
         return NULL;
-    if (mode == CLC_CACHE_AUTO) {
-        /* Anything else is refused: read as "on", CLCOMPUTE_CACHE=off would keep the cache on
-         * without a word. */
-        const char *flag = getenv("CLCOMPUTE_CACHE");
-        if (flag && *flag && strcmp(flag, "0") != 0 && strcmp(flag, "1") != 0) {
-            if (malformed)
-                *malformed = flag;
-            return NULL;
-        }
-        if (flag && strcmp(flag, "0") == 0)
-            return NULL;
-    }
     if (explicit_dir && *explicit_dir)
         return clc__strdup(explicit_dir);
     const char *dir = getenv("CLCOMPUTE_CACHE_DIR");

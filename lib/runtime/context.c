@@ -97,17 +97,16 @@ static clc_status check_options(const clc_context_options *options)
 }
 
 /* The disk cache is a convenience: a missing HOME or an odd directory only turns it off. A
- * malformed CLCOMPUTE_CACHE is a mistake, though, and refuses the context (when it is read: a
- * context with CLC_CACHE_ON or _OFF does not read it). */
+ * malformed CLCOMPUTE_CACHE is a mistake, though (read as "on", CLCOMPUTE_CACHE=off would keep
+ * the cache on without a word), and refuses the context where it is read: a context with
+ * CLC_CACHE_ON or _OFF does not read it. */
 static clc_status setup_cache(clc_context *ctx, const clc_context_options *options)
 {
-    clc_cache_mode mode = options ? options->cache : CLC_CACHE_AUTO;
-    const char *malformed = NULL;
-    ctx->cache_dir = clc__cache_dir_resolve(mode, options ? options->cache_dir : NULL, &malformed);
-    if (malformed)
-        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
-                         "CLCOMPUTE_CACHE is \"%.32s%s\"; use 0 or 1 (or leave it unset or empty)",
-                         malformed, strlen(malformed) > 32 ? "..." : "");
+    const clc_cache_mode mode = options ? options->cache : CLC_CACHE_AUTO;
+    int on = 1;
+    if (mode == CLC_CACHE_AUTO && clc__switch(ctx, CLC_SW_CACHE, &on) < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
+    ctx->cache_dir = clc__cache_dir_resolve(mode, !on, options ? options->cache_dir : NULL);
     return CLC_SUCCESS;
 }
 

@@ -34,6 +34,7 @@ typedef enum clc_switch {
     CLC_SW_STAGING_CHUNK,
     CLC_SW_POISON,
     CLC_SW_TUNE,
+    CLC_SW_CACHE,
     CLC_SW_GRAY_SHAPE,
     CLC_SW_GRAY_PATH,
     CLC_SW_CLOUD_SHAPE,
@@ -360,10 +361,9 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
 /* ---- disk cache (cache.c) ---- */
 
 /* Resolves the cache directory from an explicit path or the environment; NULL when the cache is
- * off or no directory can be named. Creates nothing. With CLC_CACHE_AUTO, a CLCOMPUTE_CACHE other
- * than "0", "1" or empty gives NULL and, where malformed is not NULL, *malformed = its value
- * (else *malformed = NULL). */
-char *clc__cache_dir_resolve(clc_cache_mode mode, const char *explicit_dir, const char **malformed);
+ * off or no directory can be named. Creates nothing. env_off: CLCOMPUTE_CACHE is "0" (the
+ * context's CLC_SW_CACHE switch), which turns off a CLC_CACHE_AUTO cache only. */
+char *clc__cache_dir_resolve(clc_cache_mode mode, int env_off, const char *explicit_dir);
 
 /* The full key text of a program for this context. */
 char *clc__cache_key(const clc_context *ctx, const char *source_hash, const char *options);
