@@ -46,8 +46,8 @@ static clc_status fake_run(clc_context *ctx, cl_command_queue queue, int variant
     return CLC_SUCCESS;
 }
 
-static const clc_tune_family family = {"fake", &fake_source, "-DFAKE", names,
-                                       3,      fake_setup,   fake_run, fake_teardown};
+static const clc_tune_family family = {"fake",     &fake_source, "-DFAKE",      names, 3,
+                                       fake_setup, fake_run,     fake_teardown, 0};
 
 static void reset(void)
 {
@@ -156,8 +156,8 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
     char *dir = fixture_temp_dir("tune");
     ctx = context_on(dir);
     static const char *const broken[] = {"broken-a", "broken-b"};
-    const clc_tune_family failing = {"failing", &fake_source, "-DFAKE",    broken,
-                                     2,         fake_setup,   failing_run, fake_teardown};
+    const clc_tune_family failing = {"failing",  &fake_source, "-DFAKE",      broken, 2,
+                                     fake_setup, failing_run,  fake_teardown, 0};
     reset();
     assert_int_equal(clc__tune(ctx, &failing, 1), 1);
     assert_int_equal(runs[0], 1);
@@ -183,6 +183,22 @@ static void zero_time_wins_and_failures_never_do(void **state)
     assert_int_equal(clc__tune_choose(zeros, all, 2), 0);
 }
 
+/* Batches of about 1 ms: a run of 1 ms or more alone, faster ones up to 64 at a time, a run the
+ * clock could not time (0 ns) as many as allowed. */
+static void fast_variants_are_timed_in_batches(void **state)
+{
+    (void)state;
+    assert_int_equal(clc__tune_batch(0), 64);
+    assert_int_equal(clc__tune_batch(1), 64);
+    assert_int_equal(clc__tune_batch(15625), 64);
+    assert_int_equal(clc__tune_batch(16000), 62);
+    assert_int_equal(clc__tune_batch(40000), 25); /* gray 1080p on the H200, enqueue and wait */
+    assert_int_equal(clc__tune_batch(500000), 2);
+    assert_int_equal(clc__tune_batch(999999), 1);
+    assert_int_equal(clc__tune_batch(1000000), 1);
+    assert_int_equal(clc__tune_batch(UINT64_MAX), 1);
+}
+
 /* The clock is monotonic and counts in nanoseconds: two readings never go backwards, and a
  * 1 ms sleep reads as at least 1 ms. */
 static void the_clock_counts_nanoseconds(void **state)
@@ -195,11 +211,15 @@ static void the_clock_counts_nanoseconds(void **state)
     assert_true(t1 >= t0 + 1000000u);
 }
 
+/* Runs of each of the ten variants below. */
+static int many_runs[10];
+
 /* Ten variants, the last the fastest: every variant is a candidate, however many. */
 static clc_status many_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
 {
     (void)ctx, (void)queue, (void)arg;
     ++setups; /* counts runs here */
+    ++many_runs[variant];
     if (variant < 9) {
         const struct timespec pause = {0, 20000000};
         nanosleep(&pause, NULL);
@@ -224,11 +244,16 @@ static void any_number_of_variants_and_families(void **state)
     (void)state;
     static const char *const ten[] = {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"};
     clc_context *ctx = context_on(NULL); /* no disk cache: only the context remembers */
-    const clc_tune_family wide = {"wide", &fake_source, "-DWIDE", ten,
-                                  10,     plain_setup,  many_run, plain_teardown};
+    const clc_tune_family wide = {"wide",      &fake_source, "-DWIDE",       ten, 10,
+                                  plain_setup, many_run,     plain_teardown, 1};
     reset();
+    memset(many_runs, 0, sizeof many_runs);
     assert_int_equal(clc__tune(ctx, &wide, 0), 9);
-    assert_int_equal(setups, 60); /* ten variants, six rounds */
+    /* Six rounds of each. The slow ones (20 ms a run) one run a round; the fast one single runs
+     * in rounds 0 and 1, then batches of up to 64 (how many depends on how fast it ran). */
+    for (int v = 0; v < 9; ++v)
+        assert_int_equal(many_runs[v], 6);
+    assert_in_range(many_runs[9], 6, 2 + 4 * 64);
     /* More families than the context first has room for: each timed once, all remembered. */
     enum { FAMILIES = 9 };
     clc_tune_family families[FAMILIES];
@@ -257,6 +282,7 @@ int main(void)
         cmocka_unit_test(unusable_entry_is_timed_again),
         cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
         cmocka_unit_test(zero_time_wins_and_failures_never_do),
+        cmocka_unit_test(fast_variants_are_timed_in_batches),
         cmocka_unit_test(the_clock_counts_nanoseconds),
         cmocka_unit_test(any_number_of_variants_and_families),
     };

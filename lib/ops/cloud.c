@@ -641,8 +641,8 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
 }
 
 static const clc_tune_family tune_family = {
-    "cloud", &clc__source_cloud, "-DDEPTH_U16", shape_names,
-    3,       tune_setup,         tune_run,      tune_teardown};
+    "cloud", &clc__source_cloud, "-DDEPTH_U16", shape_names, 3, tune_setup, tune_run, tune_teardown,
+    0 /* shapes differ in launches: single runs, a lone call's cost */};
 
 /* The bytes between frames: as given, or a frame's span when 0 (frames packed). NULL-safe. */
 static size_t frame_step(size_t given, size_t span)

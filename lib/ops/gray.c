@@ -237,7 +237,7 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
 
 static const clc_tune_family tune_family = {"gray",        &clc__source_gray, "-DCHANNELS=3",
                                             variant_names, VARIANTS,          tune_setup,
-                                            tune_run,      tune_teardown};
+                                            tune_run,      tune_teardown,     1};
 
 static int aligned16(size_t a, size_t b, size_t c, size_t d)
 {

@@ -261,6 +261,10 @@ struct clc_tune_family {
     clc_status (*setup)(clc_context *ctx, void **arg);
     clc_status (*run)(clc_context *ctx, cl_command_queue queue, int variant, void *arg);
     void (*teardown)(void *arg);
+    /* Time fast variants in batches of runs (clc__tune_batch): for variants that differ in their
+     * kernel only, whose single runs the launch's cost and jitter would rank. 0 where variants
+     * differ in launches too (cloud's one pass and two), so that a lone call's cost decides. */
+    int batched;
 };
 typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int variant,
                                    void *arg);
@@ -273,6 +277,10 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
  * 0 (faster than the clock can tell) is a time like any other, and the best one: which variants
  * ran is kept apart from how long they took. Ties go to the earlier variant. */
 int clc__tune_choose(const uint64_t *ns, const int *ok, int count);
+
+/* How many runs of a variant one of whose runs took ns to time in one batch after the first
+ * timed round: about 1 ms of runs, from 1 (a run of 1 ms or more) to 64. */
+unsigned clc__tune_batch(uint64_t ns);
 
 /* Nanoseconds of a monotonic clock, for intervals. */
 uint64_t clc__now_ns(void);

@@ -328,8 +328,9 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
 
 /* No kernel: the version names the scheme, so a new one is timed again. */
 static const clc_embedded_source tune_scheme = {"staging", "", 0, "staging-chunks-1"};
-static const clc_tune_family tune_family = {"staging",     &tune_scheme, NULL,     tune_names,
-                                            TUNE_VARIANTS, tune_setup,   tune_run, tune_teardown};
+static const clc_tune_family tune_family = {"staging",  &tune_scheme,  NULL,
+                                            tune_names, TUNE_VARIANTS, tune_setup,
+                                            tune_run,   tune_teardown, 0};
 
 void clc__staging_release(clc_context *ctx)
 {

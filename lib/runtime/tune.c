@@ -22,46 +22,68 @@ int clc__tune_choose(const uint64_t *ns, const int *ok, int count)
     return choice;
 }
 
-/* One timed run of a variant: enqueue and wait; 0 with the time in *ns, -1 when it cannot run. */
+/* A timed batch of `batch` runs of a variant, enqueued back to back and waited for once: 0 with
+ * the time of one run in *ns, -1 when it cannot run. */
 static int time_variant(clc_context *ctx, cl_command_queue queue, int variant, clc_tune_run run,
-                        void *arg, uint64_t *ns)
+                        void *arg, unsigned batch, uint64_t *ns)
 {
     const uint64_t t0 = clc__now_ns();
-    if (run(ctx, queue, variant, arg) != CLC_SUCCESS || clFinish(queue) != CL_SUCCESS)
+    for (unsigned i = 0; i < batch; ++i)
+        if (run(ctx, queue, variant, arg) != CLC_SUCCESS)
+            return -1;
+    if (clFinish(queue) != CL_SUCCESS)
         return -1;
-    *ns = clc__now_ns() - t0;
+    *ns = (clc__now_ns() - t0) / batch;
     return 0;
+}
+
+unsigned clc__tune_batch(uint64_t ns)
+{
+    /* A variant that runs faster than 1 ms is timed in batches that last about that long: one run
+     * of gray on the H200 takes 9-40 us, its enqueue and wait 20-50 us with jitter of the same
+     * size, so single runs ranked the variants by noise. */
+    const uint64_t target = 1000000u, most = 64u;
+    const uint64_t fit = ns ? target / ns : most;
+    return fit < 1 ? 1u : fit > most ? (unsigned)most : (unsigned)fit;
 }
 
 /* The fastest variant, or -1 when none ran. The variants take turns, round after round, and
  * each keeps its fastest time: a burst of load from elsewhere then slows one round of every
  * variant rather than every round of one, and noise only ever adds. Round 0 is a warm-up
- * (PoCL compiles a kernel per work-group size on its first launch). */
+ * (PoCL compiles a kernel per work-group size on its first launch). In a batched family round 1
+ * times single runs and sizes each variant's batch for the rounds after it, so that the
+ * launch's fixed cost is shared by the runs of a batch and a slow variant still costs one run a
+ * round. */
 static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_family *family,
                    void *arg)
 {
     const int count = family->count;
     uint64_t *best = malloc((size_t)count * sizeof *best);
     int *ok = malloc((size_t)count * sizeof *ok);
-    if (!best || !ok) {
-        free(best), free(ok);
+    unsigned *batch = malloc((size_t)count * sizeof *batch);
+    if (!best || !ok || !batch) {
+        free(best), free(ok), free(batch);
         return -1;
     }
     for (int v = 0; v < count; ++v)
-        ok[v] = 1, best[v] = UINT64_MAX;
+        ok[v] = 1, best[v] = UINT64_MAX, batch[v] = 1;
     for (int round = 0; round < 6; ++round) {
         for (int v = 0; v < count; ++v) {
             uint64_t t = 0;
             if (!ok[v])
                 continue;
-            if (time_variant(ctx, queue, v, family->run, arg, &t) != 0)
+            if (time_variant(ctx, queue, v, family->run, arg, batch[v], &t) != 0) {
                 ok[v] = 0;
-            else if (round > 0 && t < best[v])
+                continue;
+            }
+            if (round > 0 && t < best[v])
                 best[v] = t;
+            if (round == 1 && family->batched)
+                batch[v] = clc__tune_batch(t);
         }
     }
     const int choice = clc__tune_choose(best, ok, count);
-    free(best), free(ok);
+    free(best), free(ok), free(batch);
     return choice;
 }
 
@@ -95,7 +117,11 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
         }
     }
     char *base = clc__cache_key(ctx, family->source->hash, family->options);
-    char *key = base ? clc__asprintf("%stune: %s\n", base, family->name) : NULL;
+    /* Choices timed in batches are stored under a key of their own, so that a choice timed by
+     * single runs (before 2026-12-05) is timed again. */
+    char *key = base ? clc__asprintf("%stune: %s%s\n", base, family->name,
+                                     family->batched ? " (batches)" : "")
+                     : NULL;
     free(base);
     int choice = key ? load_choice(ctx, key, family) : -1;
     if (key && choice < 0) {
