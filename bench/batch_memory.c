@@ -211,7 +211,7 @@ static int row(work *w, const char *device, const char *devices, int repeats)
     const double blocking = frames_per_second(w, ctx, NULL, repeats, "blocking");
     clc_context_destroy(ctx);
     static const unsigned workers[] = {1, 2, 4, 8};
-    double rate[4], pinned[2], best = blocking;
+    double rate[4], pinned[2], best = 0.0; /* the best batch, which may lose to blocking */
     int ok = blocking > 0;
     for (int i = 0; i < 4; ++i) {
         char mode[48];

@@ -88,6 +88,7 @@ def main():
         merged["rows"] = [fresh.pop((r["kernel"], r["variant"], r["size"]), r)
                           for r in merged["rows"]] + list(fresh.values())
         merged["dates"].append(run["date"])
+        merged["pcie_gbps"] = run.get("pcie_gbps") or merged.get("pcie_gbps")
     for run in runs:
         print_table(run)
     if not args.output:
@@ -115,7 +116,8 @@ def main():
             limit = bus(run)
             ax.bar([i - 0.2 for i in x], [r["h2h_gbps"] for r in rows], width=0.4,
                    label="host to host, ordinary memory")
-            ax.bar([i + 0.2 for i in x], [pinned_gbps(r) or 0 for r in rows], width=0.4,
+            # Rows without a pinned figure (older files, clouds) get no bar rather than a zero.
+            ax.bar([i + 0.2 for i in x], [pinned_gbps(r) or float("nan") for r in rows], width=0.4,
                    label="host to host, clc_host_alloc memory")
             ax.axhline(limit, color="black", linestyle="--",
                        label=f"pinned PCIe to the device {limit:.1f} GB/s")

@@ -278,9 +278,13 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
  * ran is kept apart from how long they took. Ties go to the earlier variant. */
 int clc__tune_choose(const uint64_t *ns, const int *ok, int count);
 
-/* How many runs of a variant one of whose runs took ns to time in one batch after the first
- * timed round: about 1 ms of runs, from 1 (a run of 1 ms or more) to 64. */
+/* How many runs of ns each make about 1 ms: from 1 (a run of more than 2/3 ms) to 64. */
 unsigned clc__tune_batch(uint64_t ns);
+
+/* The batch of each variant of a batched family after the single runs of round 1 (ns[v], for
+ * those that ran, ok[v]): one size for all, about 1 ms of the fastest variant's runs, cut for a
+ * variant so slow that such a batch of it would last much beyond 10 ms. */
+void clc__tune_batches(const uint64_t *ns, const int *ok, int count, unsigned *batch);
 
 /* Nanoseconds of a monotonic clock, for intervals. */
 uint64_t clc__now_ns(void);

@@ -23,14 +23,17 @@ int clc__tune_choose(const uint64_t *ns, const int *ok, int count)
 }
 
 /* A timed batch of `batch` runs of a variant, enqueued back to back and waited for once: 0 with
- * the time of one run in *ns, -1 when it cannot run. */
+ * the time of one run in *ns, -1 when it cannot run (after waiting for the runs it enqueued, so
+ * that they are not counted in the next variant's time). */
 static int time_variant(clc_context *ctx, cl_command_queue queue, int variant, clc_tune_run run,
                         void *arg, unsigned batch, uint64_t *ns)
 {
     const uint64_t t0 = clc__now_ns();
     for (unsigned i = 0; i < batch; ++i)
-        if (run(ctx, queue, variant, arg) != CLC_SUCCESS)
+        if (run(ctx, queue, variant, arg) != CLC_SUCCESS) {
+            clFinish(queue);
             return -1;
+        }
     if (clFinish(queue) != CL_SUCCESS)
         return -1;
     *ns = (clc__now_ns() - t0) / batch;
@@ -39,21 +42,35 @@ static int time_variant(clc_context *ctx, cl_command_queue queue, int variant, c
 
 unsigned clc__tune_batch(uint64_t ns)
 {
-    /* A variant that runs faster than 1 ms is timed in batches that last about that long: one run
-     * of gray on the H200 takes 9-40 us, its enqueue and wait 20-50 us with jitter of the same
-     * size, so single runs ranked the variants by noise. */
+    /* Batches of about 1 ms: one run of gray on the H200 takes 9-40 us, its enqueue and wait
+     * 20-50 us with jitter of the same size, so single runs could rank the variants by noise. */
     const uint64_t target = 1000000u, most = 64u;
-    const uint64_t fit = ns ? target / ns : most;
+    const uint64_t fit = ns ? (target + ns / 2) / ns : most;
     return fit < 1 ? 1u : fit > most ? (unsigned)most : (unsigned)fit;
+}
+
+void clc__tune_batches(const uint64_t *ns, const int *ok, int count, unsigned *batch)
+{
+    uint64_t least = UINT64_MAX;
+    for (int v = 0; v < count; ++v)
+        if (ok[v] && ns[v] < least)
+            least = ns[v];
+    const unsigned common = least == UINT64_MAX ? 1u : clc__tune_batch(least);
+    for (int v = 0; v < count; ++v) {
+        /* A variant 10 times slower than the fastest or more takes fewer runs, so that one
+         * batch of it stays near 10 ms: it cannot win, and a round stays short. */
+        const unsigned most = clc__tune_batch(ns[v] / 10u);
+        batch[v] = common < most ? common : most;
+    }
 }
 
 /* The fastest variant, or -1 when none ran. The variants take turns, round after round, and
  * each keeps its fastest time: a burst of load from elsewhere then slows one round of every
  * variant rather than every round of one, and noise only ever adds. Round 0 is a warm-up
  * (PoCL compiles a kernel per work-group size on its first launch). In a batched family round 1
- * times single runs and sizes each variant's batch for the rounds after it, so that the
- * launch's fixed cost is shared by the runs of a batch and a slow variant still costs one run a
- * round. */
+ * times single runs, and the rounds after it batches of as many runs as make about 1 ms of the
+ * fastest variant's (clc__tune_batches): every variant that could win runs in batches of one
+ * size, so each shares a launch's fixed cost alike. */
 static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_family *family,
                    void *arg)
 {
@@ -72,15 +89,13 @@ static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_fami
             uint64_t t = 0;
             if (!ok[v])
                 continue;
-            if (time_variant(ctx, queue, v, family->run, arg, batch[v], &t) != 0) {
+            if (time_variant(ctx, queue, v, family->run, arg, batch[v], &t) != 0)
                 ok[v] = 0;
-                continue;
-            }
-            if (round > 0 && t < best[v])
+            else if (round > 0 && t < best[v])
                 best[v] = t;
-            if (round == 1 && family->batched)
-                batch[v] = clc__tune_batch(t);
         }
+        if (round == 1 && family->batched)
+            clc__tune_batches(best, ok, count, batch);
     }
     const int choice = clc__tune_choose(best, ok, count);
     free(best), free(ok), free(batch);

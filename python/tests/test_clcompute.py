@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -587,7 +588,8 @@ def run_example(*args):
     if (r.returncode != 0 and os.environ.get("CLCOMPUTE_DEVICE")
             and "CLC_ERROR_DEVICE_NOT_MATCHED" in r.stderr):
         env = {k: v for k, v in os.environ.items() if k != "CLCOMPUTE_DEVICE"}
-        print(f"{args[0]}: CLCOMPUTE_DEVICE not visible to a second process; default device")
+        warnings.warn(f"{args[0]}: CLCOMPUTE_DEVICE is not visible to a second process; the "
+                      "example ran on the default device")
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     return r
 
