@@ -76,8 +76,14 @@ def main():
 
     runs = []  # one per device, in order of first appearance
     for path in args.json:
-        with open(path) as f:
-            run = json.load(f)
+        try:
+            with open(path) as f:
+                run = json.load(f)
+            run["device"]["name"], run["rows"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"report.py: {path}: not the output of `clcompute bench --json` ({e})",
+                  file=sys.stderr)
+            return 2
         same = [r for r in runs if r["device"]["name"] == run["device"]["name"]]
         if not same:
             run["dates"] = [run["date"]]
