@@ -261,7 +261,7 @@ struct clc_tune_family {
     clc_status (*setup)(clc_context *ctx, void **arg);
     clc_status (*run)(clc_context *ctx, cl_command_queue queue, int variant, void *arg);
     void (*teardown)(void *arg);
-    /* Time fast variants in batches of runs (clc__tune_batch): for variants that differ in their
+    /* Time the variants in batches of runs (clc__tune_batches): for variants that differ in their
      * kernel only, whose single runs the launch's cost and jitter would rank. 0 where variants
      * differ in launches too (cloud's one pass and two), so that a lone call's cost decides. */
     int batched;

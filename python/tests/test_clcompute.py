@@ -343,7 +343,6 @@ def test_a_bad_batch_item_is_named_by_its_index():
 def test_float_warnings_are_numpys(op):
     """numpy warns when its own additions overflow or make a NaN (not when an infinity or NaN
     came in), and np.errstate decides; clcompute says the same, at the caller's line."""
-    import warnings
     cases = [np.array([6e4, 6e4], np.float16), np.array([3e38, 3e38], np.float32),
              np.array([np.inf, -np.inf], np.float32), np.array([np.inf, 1], np.float32),
              np.array([np.nan, 1.0]), np.array([1e308, 1e308]), np.array([1.0, 2.0])]
