@@ -502,6 +502,8 @@ static void malformed_context_switches_are_refused(void **state)
         {"CLCOMPUTE_STAGING_THREADS", "0", "a number from 1 to 64"},
         {"CLCOMPUTE_STAGING", "sometimes", "0 or always or all"},
         {"CLCOMPUTE_POISON", "256", "a number from 0 to 255"},
+        {"CLCOMPUTE_BANDS", "0", "a number from 1 to 64"},
+        {"CLCOMPUTE_BANDS", "4 bands", "a number from 1 to 64"},
         /* Taken as unset, "yes" or "off" timed anyway, and a mistyped CLCOMPUTE_CACHE=off left
          * the disk cache on. */
         {"CLCOMPUTE_TUNE", "yes", "use 0 or 1"},

@@ -23,6 +23,7 @@ static int armed;               /* counting and failing only while a scenario ru
 static unsigned calls, fail_at; /* failable calls so far; which one fails (0: none) */
 static long live_mem, live_kernel, live_program, live_queue, live_context;
 static long buffers_made; /* every clCreateBuffer that succeeded, armed or not */
+static long kernels_made; /* every clCreateKernel that succeeded, armed or not */
 
 /* Whether this failable call is the one to fail. */
 static int fail_now(void)
@@ -75,6 +76,7 @@ cl_kernel __wrap_clCreateKernel(cl_program p, const char *name, cl_int *err)
     }
     cl_kernel k = __real_clCreateKernel(p, name, err);
     live_kernel += armed && k;
+    kernels_made += k != NULL;
     return k;
 }
 
@@ -434,6 +436,40 @@ static clc_status timed_staging_call(const char *cache_dir)
     return reduce_on(ctx, 300001);
 }
 
+/* Gray in bands of rows (lib/ops/image.c), staged as on a device with its own memory: an
+ * ordinary source and a clc_host_alloc destination (both kinds of transfer), twice, the second
+ * call taking the first one's pooled buffers. Results checked. */
+static clc_status banded_gray_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    /* As CLCOMPUTE_STAGING=always would have made it: fixed small chunks, so that every band
+     * crosses chunk boundaries and no staging timing runs; gray's variant is not timed either
+     * (gray_faults covers that), which keeps the scenario's failable calls to a few hundred. */
+    ctx->staging_mode = CLC_STAGING_ALWAYS;
+    ctx->staging_fixed = 1;
+    ctx->staging_chunk = 4099;
+    clc__switch_set(ctx, CLC_SW_TUNE, "0");
+    clc__switch_set(ctx, CLC_SW_BANDS, "3");
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    unsigned char in[W * H * 3], ref[W * H], *out = NULL;
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = (unsigned char)(i * 29 + 1);
+    clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+    st = clc_host_alloc(ctx, W * H, (void **)&out);
+    for (int round = 0; round < 2 && st == CLC_SUCCESS; ++round) {
+        memset(out, 0, W * H);
+        st = clc_gray(ctx, &src, in, &dst, out, NULL);
+        if (st == CLC_SUCCESS && memcmp(out, ref, W * H) != 0)
+            fail_msg("banded gray %d succeeded with a wrong result (call %u failed)", round,
+                     fail_at);
+    }
+    clc_context_destroy(ctx); /* frees `out` too */
+    return st;
+}
+
 static clc_status copy_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
@@ -691,6 +727,51 @@ static void pool_reuses_buffers(void **state)
     clc_context_destroy(ctx);
 }
 
+/* Without failures: a context keeps its kernels, so calls after the first of each kind create
+ * none (each call sets every argument again; the results are checked). */
+static void kernels_reused(void **state)
+{
+    (void)state;
+    clc_context *ctx = NULL;
+    assert_int_equal(open_context(NULL, &ctx), CLC_SUCCESS);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, W, H, 0};
+    const clc_intrinsics k = {30.0, 30.0, W / 2.0, H / 2.0};
+    static unsigned char in[W * H * 3], out[W * H], ref[W * H];
+    static uint16_t d[W * H];
+    static float points[W * H * 3], want_points[(W * H + 1) * 3];
+    static int32_t x[4001];
+    long after_first = 0;
+    for (int round = 0; round < 4; ++round) {
+        for (size_t i = 0; i < sizeof in; ++i)
+            in[i] = (unsigned char)(i * 37 + (size_t)round);
+        for (size_t i = 0; i < W * H; ++i)
+            d[i] = (uint16_t)(i % 7 ? 500 + i + (size_t)round : 0);
+        for (int i = 0; i < 4001; ++i)
+            x[i] = (i * 7919 + round) % 1000 - 500;
+        assert_int_equal(clc_gray(ctx, &src, in, &dst, out, NULL), CLC_SUCCESS);
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+        assert_memory_equal(out, ref, sizeof out);
+        clc_reduce_result r, want;
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 4001, &r), CLC_SUCCESS);
+        clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 4001, &want, NULL);
+        assert_true(r.i == want.i);
+        size_t count = 0;
+        assert_int_equal(
+            clc_depth_to_points(ctx, &depth, d, NULL, NULL, &k, NULL, points, NULL, W * H, &count),
+            CLC_SUCCESS);
+        const clc_ref_cloud p = clc__ref_cloud_params(1000.0, 1000.0, &k, 1, W, H, CLC_CLOUD_DENSE);
+        assert_int_equal(count,
+                         clc__ref_depth_to_points(&depth, d, NULL, NULL, &p, want_points, NULL));
+        assert_memory_equal(points, want_points, count * 12);
+        if (round == 0)
+            after_first = kernels_made;
+        else
+            assert_int_equal(kernels_made, after_first);
+    }
+    clc_context_destroy(ctx);
+}
+
 static void pool_repeat_faults(void **state)
 {
     (void)state;
@@ -699,6 +780,12 @@ static void pool_repeat_faults(void **state)
     if (!getenv("CLCOMPUTE_STAGING"))
         skip();
     every_failure_along(repeat_calls, "gray and sum repeated on one context", NULL);
+}
+
+static void banded_gray_faults(void **state)
+{
+    (void)state;
+    every_failure_along(banded_gray_call, "gray in bands, staged", NULL);
 }
 
 static void copy_faults(void **state)
@@ -748,7 +835,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(pool_repeat_faults),   cmocka_unit_test(pool_reuses_buffers),
         cmocka_unit_test(cloud_faults),         cmocka_unit_test(gray_faults_with_cache),
         cmocka_unit_test(enqueue_faults),       cmocka_unit_test(wrapped_cloud_faults),
-        cmocka_unit_test(batch_faults),
+        cmocka_unit_test(batch_faults),         cmocka_unit_test(kernels_reused),
+        cmocka_unit_test(banded_gray_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

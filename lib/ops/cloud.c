@@ -206,7 +206,7 @@ static clc_status make_kernel(clc_context *ctx, const char *options, const char 
                               cloud_kernel *k)
 {
     k->name = name;
-    return clc__kernel_create(ctx, &clc__source_cloud, options, name, &k->kernel);
+    return clc__kernel_take(ctx, &clc__source_cloud, options, name, &k->kernel);
 }
 
 /* Sets the frame, then `extra` arguments, and enqueues over `dims` dimensions. */
@@ -354,7 +354,7 @@ static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const clo
     shape->queue = queue;
     shape->sync = NULL;
     shape->onepass = st == CLC_SUCCESS && onepass && shape->groups * frames < UINT32_MAX - 2;
-    clReleaseKernel(probe.kernel);
+    clc__kernel_give(ctx, &probe.kernel);
     return st;
 }
 
@@ -443,8 +443,7 @@ static clc_status enqueue_count(clc_context *ctx, const char *options, const fra
         st = run(ctx, shape->queue, &count, frame, extra, 3, 2, global, local, num_events,
                  wait_list, NULL);
     }
-    if (count.kernel)
-        clReleaseKernel(count.kernel);
+    clc__kernel_give(ctx, &count.kernel);
     return st;
 }
 
@@ -476,7 +475,7 @@ static clc_status enqueue_write(clc_context *ctx, const char *options, const fra
         st = run(ctx, shape->queue, &k, frame, extra, 4, 3, shape->organized_global,
                  shape->organized_local, num_events, wait_list, event);
     }
-    clReleaseKernel(k.kernel);
+    clc__kernel_give(ctx, &k.kernel);
     return st;
 }
 
@@ -517,8 +516,7 @@ static clc_status enqueue_onepass(clc_context *ctx, const char *options, const f
         st = run(ctx, shape->queue, &k, frame, extra, 7, 1, &global, &shape->local, num_events,
                  wait_list, event);
     }
-    if (k.kernel)
-        clReleaseKernel(k.kernel);
+    clc__kernel_give(ctx, &k.kernel);
     clc__release_mem(&sync);
     return st;
 }

@@ -127,7 +127,7 @@ static clc_status enqueue_variant(clc_context *ctx, cl_command_queue queue, cons
 {
     cl_kernel kernel = NULL;
     clc_status st =
-        clc__kernel_create(ctx, &clc__source_gray, plan->options, plan->kernel_name, &kernel);
+        clc__kernel_take(ctx, &clc__source_gray, plan->options, plan->kernel_name, &kernel);
     if (st != CLC_SUCCESS)
         return st;
 
@@ -168,7 +168,7 @@ static clc_status enqueue_variant(clc_context *ctx, cl_command_queue queue, cons
     if (err != CL_SUCCESS)
         st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(gray)");
 done:
-    clReleaseKernel(kernel);
+    clc__kernel_give(ctx, &kernel);
     return st;
 }
 
@@ -288,6 +288,17 @@ static clc_status host_launch(clc_context *ctx, const void *arg, cl_mem src, cl_
     return launch(ctx, h->plan, h->src, src, 0, dst, 0, aligned, 0, NULL, NULL);
 }
 
+/* One band of rows of clc_gray: the rows' offsets into the same buffers, on the context's queue. */
+static clc_status host_launch_rows(clc_context *ctx, const void *arg, cl_mem src, cl_mem dst,
+                                   int aligned, size_t row0, size_t rows, cl_event *event)
+{
+    const gray_host *h = arg;
+    clc_image_desc band = *h->src;
+    band.height = rows;
+    return launch(ctx, h->plan, &band, src, row0 * h->plan->src_pitch, dst,
+                  row0 * h->plan->dst_pitch, aligned, 0, NULL, event);
+}
+
 clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src_data,
                     const clc_image_desc *dst, void *dst_data, const clc_gray_options *options)
 {
@@ -304,6 +315,7 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
                          "clc_gray: float destination memory is not 4-byte aligned");
 
     const gray_host h = {&plan, src};
-    return clc__image_host_call(ctx, "gray", src_data, plan.src_bytes, plan.src_pitch, dst,
-                                dst_data, plan.dst_bytes, plan.dst_pitch, host_launch, &h);
+    return clc__image_host_call_rows(ctx, "gray", src_data, plan.src_bytes, plan.src_pitch, dst,
+                                     dst_data, plan.dst_bytes, plan.dst_pitch, host_launch,
+                                     host_launch_rows, &h);
 }

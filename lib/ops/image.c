@@ -117,3 +117,145 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     clc__host_release(ctx, &src_buf, err == CL_SUCCESS);
     return st;
 }
+
+/* ---- banded host calls ---- */
+
+/* The most bands a call is cut into (CLCOMPUTE_BANDS caps at this too). */
+#define MAX_BANDS 64
+
+/* Everything one banded call moves: the caller's memory, the device buffers, and how. */
+typedef struct band_job {
+    const char *src_data;
+    size_t src_bytes, src_pitch;
+    const clc_image_desc *dst;
+    char *dst_data;
+    size_t dst_bytes, dst_pitch;
+    cl_mem src_buf, dst_buf;
+    cl_command_queue down;      /* the second queue: results come back on it */
+    int staged_up, staged_down; /* through the staging buffers, else the driver's own transfer */
+    size_t rows_per_band;
+} band_job;
+
+/* Byte range [*at, *at + *len) of rows [r0, r1) of an image of `height` rows whose last row ends
+ * at `bytes` (no padding after it). */
+static void band_span(size_t r0, size_t r1, size_t height, size_t pitch, size_t bytes, size_t *at,
+                      size_t *len)
+{
+    *at = r0 * pitch;
+    *len = (r1 == height ? bytes : r1 * pitch) - *at;
+}
+
+static cl_int band_upload(clc_context *ctx, const band_job *j, size_t r0, size_t r1)
+{
+    size_t at = 0, len = 0;
+    band_span(r0, r1, j->dst->height, j->src_pitch, j->src_bytes, &at, &len);
+    return j->staged_up ? clc__staged_write(ctx, ctx->queue, j->src_buf, at, j->src_data + at, len)
+                        : clEnqueueWriteBuffer(ctx->queue, j->src_buf, CL_FALSE, at, len,
+                                               j->src_data + at, 0, NULL, NULL);
+}
+
+/* Rows [r0, r1) back into the caller's memory on the second queue, after `converted`. */
+static cl_int band_download(clc_context *ctx, const band_job *j, size_t r0, size_t r1,
+                            cl_event converted)
+{
+    cl_int err = clEnqueueBarrierWithWaitList(j->down, 1, &converted, NULL);
+    if (err != CL_SUCCESS)
+        return err;
+    const clc_image_desc *dst = j->dst;
+    const size_t row = dst->width * clc_pixel_size(dst->format);
+    if (j->dst_pitch != row) { /* only the pixels of each row, never the padding */
+        const size_t origin[3] = {0, r0, 0}, region[3] = {row, r1 - r0, 1};
+        return clEnqueueReadBufferRect(j->down, j->dst_buf, CL_FALSE, origin, origin, region,
+                                       j->dst_pitch, 0, j->dst_pitch, 0, j->dst_data, 0, NULL,
+                                       NULL);
+    }
+    size_t at = 0, len = 0;
+    band_span(r0, r1, dst->height, j->dst_pitch, j->dst_bytes, &at, &len);
+    return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at, len)
+                          : clEnqueueReadBuffer(j->down, j->dst_buf, CL_FALSE, at, len,
+                                                j->dst_data + at, 0, NULL, NULL);
+}
+
+/* Uploads, launches and downloads band by band. Downloads trail the uploads by one band where the
+ * host copies the uploads through the staging buffers (it cannot enqueue ahead of its own
+ * copying), else by all of them: the uploads and launches are then all enqueued at once. */
+static clc_status run_bands(clc_context *ctx, const char *what, const band_job *j, size_t bands,
+                            clc_image_launch_rows launch_rows, const void *plan, int aligned)
+{
+    cl_event done[MAX_BANDS] = {NULL};
+    const size_t height = j->dst->height, ahead = j->staged_up ? 1 : bands;
+    clc_status st = CLC_SUCCESS;
+    cl_int err = CL_SUCCESS;
+    for (size_t k = 0; k < bands + ahead && st == CLC_SUCCESS; ++k) {
+        if (k < bands) {
+            const size_t r0 = k * j->rows_per_band;
+            const size_t r1 = r0 + j->rows_per_band < height ? r0 + j->rows_per_band : height;
+            if ((err = band_upload(ctx, j, r0, r1)) != CL_SUCCESS) {
+                st = clc__cl_fail(ctx, err, "uploading a band of rows");
+                break;
+            }
+            st = launch_rows(ctx, plan, j->src_buf, j->dst_buf, aligned, r0, r1 - r0, &done[k]);
+        }
+        if (st == CLC_SUCCESS && k >= ahead) {
+            const size_t b = k - ahead, r0 = b * j->rows_per_band;
+            const size_t r1 = r0 + j->rows_per_band < height ? r0 + j->rows_per_band : height;
+            if ((err = band_download(ctx, j, r0, r1, done[b])) != CL_SUCCESS) {
+                char call[96];
+                snprintf(call, sizeof call, "reading the %s destination back", what);
+                st = clc__cl_fail(ctx, err, call);
+            }
+        }
+    }
+    for (size_t k = 0; k < bands; ++k)
+        if (done[k])
+            clReleaseEvent(done[k]);
+    return st;
+}
+
+clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const void *src_data,
+                                     size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
+                                     void *dst_data, size_t dst_bytes, size_t dst_pitch,
+                                     clc_image_launch launch, clc_image_launch_rows launch_rows,
+                                     const void *plan)
+{
+    /* Off unless asked for: the bands' gain is the read-back hidden behind the upload, on a
+     * device with its own memory and copy engines that overlap; not yet measured on one. */
+    int forced = 1;
+    if (clc__switch(ctx, CLC_SW_BANDS, &forced) <= 0 || forced < 2 || clc__host_in_place(ctx) ||
+        dst->height < 2)
+        return clc__image_host_call(ctx, what, src_data, src_bytes, src_pitch, dst, dst_data,
+                                    dst_bytes, dst_pitch, launch, plan);
+    band_job j = {src_data, src_bytes, src_pitch, dst, dst_data, dst_bytes, dst_pitch,
+                  NULL,     NULL,      NULL,      0,   0,        0};
+    const size_t want = (size_t)forced < dst->height ? (size_t)forced : dst->height;
+    j.rows_per_band = (dst->height + want - 1) / want;
+    const size_t bands = (dst->height + j.rows_per_band - 1) / j.rows_per_band;
+    /* A device-side destination holds whole rows, as in clc__image_host_call. */
+    const size_t padding = dst_pitch - dst->width * clc_pixel_size(dst->format);
+    if (dst_bytes > SIZE_MAX - padding)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_%s: destination too large", what);
+    j.staged_up = clc__staging_wanted(ctx, src_data, src_bytes);
+    j.staged_down = clc__staging_wanted(ctx, dst_data, dst_bytes);
+    cl_int err = clc__side_queue(ctx, &j.down);
+    if (err == CL_SUCCESS)
+        j.src_buf = clc__scratch(ctx, CL_MEM_READ_ONLY, src_bytes, &err);
+    if (err == CL_SUCCESS)
+        j.dst_buf = clc__scratch(ctx, CL_MEM_WRITE_ONLY, dst_bytes + padding, &err);
+    if (err != CL_SUCCESS) {
+        clc__release_mem(&j.src_buf);
+        char call[96];
+        snprintf(call, sizeof call, "preparing the %s bands", what);
+        return clc__cl_fail(ctx, err, call);
+    }
+    const int aligned = aligned16(0, src_pitch) && aligned16(0, dst_pitch);
+    clc_status st = run_bands(ctx, what, &j, bands, launch_rows, plan, aligned);
+    /* Both queues drained whatever happened: the caller's memory must be free on return. */
+    err = clFinish(j.down);
+    const cl_int err0 = clFinish(ctx->queue);
+    err = err != CL_SUCCESS ? err : err0;
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    clc__host_release(ctx, &j.dst_buf, err == CL_SUCCESS);
+    clc__host_release(ctx, &j.src_buf, err == CL_SUCCESS);
+    return st;
+}

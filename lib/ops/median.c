@@ -67,7 +67,7 @@ static clc_status launch(clc_context *ctx, const median_plan *plan, cl_mem src, 
                          const cl_event *wait_list, cl_event *event)
 {
     cl_kernel kernel = NULL;
-    clc_status st = clc__kernel_create(ctx, &clc__source_median, plan->options, "median", &kernel);
+    clc_status st = clc__kernel_take(ctx, &clc__source_median, plan->options, "median", &kernel);
     if (st != CLC_SUCCESS)
         return st;
     /* Rows of up to 256 items: wide enough that PoCL's cost per work-group stays small, the
@@ -90,7 +90,7 @@ static clc_status launch(clc_context *ctx, const median_plan *plan, cl_mem src, 
                 st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(median)");
         }
     }
-    clReleaseKernel(kernel);
+    clc__kernel_give(ctx, &kernel);
     return st;
 }
 

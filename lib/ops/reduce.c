@@ -140,9 +140,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
-    st = clc__kernel_create(ctx, &clc__source_reduce, options, "reduce_stage1", &k1);
+    st = clc__kernel_take(ctx, &clc__source_reduce, options, "reduce_stage1", &k1);
     if (st == CLC_SUCCESS)
-        st = clc__kernel_create(ctx, &clc__source_reduce, options, "reduce_stage2", &k2);
+        st = clc__kernel_take(ctx, &clc__source_reduce, options, "reduce_stage2", &k2);
     if (st != CLC_SUCCESS)
         goto done;
 
@@ -213,10 +213,8 @@ done:
         clReleaseMemObject(partials);
     if (input)
         clReleaseMemObject(input);
-    if (k1)
-        clReleaseKernel(k1);
-    if (k2)
-        clReleaseKernel(k2);
+    clc__kernel_give(ctx, &k1);
+    clc__kernel_give(ctx, &k2);
     return st;
 }
 

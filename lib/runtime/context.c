@@ -10,8 +10,9 @@ static clc_context *context_alloc(void)
     clc_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
-    clc_mutex *const locks[] = {&ctx->lock,      &ctx->build_lock,  &ctx->staging_lock,
-                                &ctx->tune_lock, &ctx->pinned_lock, &ctx->pool_lock};
+    clc_mutex *const locks[] = {&ctx->lock,       &ctx->build_lock,  &ctx->staging_lock,
+                                &ctx->tune_lock,  &ctx->pinned_lock, &ctx->pool_lock,
+                                &ctx->kernel_lock};
     for (size_t i = 0; i < sizeof locks / sizeof locks[0]; ++i) {
         if (clc_mutex_init(locks[i]) != 0) {
             while (i-- > 0)
@@ -51,12 +52,15 @@ static clc_context *context_alloc(void)
 /* Releases whatever part of a context exists; every failure path of create and wrap ends here. */
 static void context_free(clc_context *ctx)
 {
+    clc__kernels_release(ctx);
     clc__programs_release(ctx);
     if (ctx->queue)
         clc__pinned_release_all(ctx);
     clc__staging_release(ctx);
     clc__pool_release(ctx);
     clc__release_mem(&ctx->cloud_sync);
+    if (ctx->side_queue)
+        clReleaseCommandQueue(ctx->side_queue);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->device)
@@ -73,6 +77,7 @@ static void context_free(clc_context *ctx)
     clc_mutex_destroy(&ctx->pinned_lock);
     clc_mutex_destroy(&ctx->pool_lock);
     clc_mutex_destroy(&ctx->build_lock);
+    clc_mutex_destroy(&ctx->kernel_lock);
     clc_mutex_destroy(&ctx->lock);
     free(ctx);
 }
@@ -117,8 +122,9 @@ static clc_status complete(clc_context *ctx, const clc_context_options *options,
     /* The switches that shape the whole context are refused here when malformed, with their
      * name: counted as unset, a measurement with CLCOMPUTE_STAGING_CHUNK=32M would silently
      * measure the default, and CLCOMPUTE_TUNE=no would time every variant. */
-    static const clc_switch whole[] = {CLC_SW_STAGING, CLC_SW_STAGING_THREADS, CLC_SW_STAGING_CHUNK,
-                                       CLC_SW_POISON, CLC_SW_TUNE};
+    static const clc_switch whole[] = {CLC_SW_STAGING,       CLC_SW_STAGING_THREADS,
+                                       CLC_SW_STAGING_CHUNK, CLC_SW_POISON,
+                                       CLC_SW_TUNE,          CLC_SW_BANDS};
     for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i) {
         int value = 0;
         if (clc__switch(ctx, whole[i], &value) < 0) { /* the message is the thread's now */
@@ -317,6 +323,25 @@ void clc_context_destroy(clc_context *ctx)
     if (ctx->queue)
         clFinish(ctx->queue);
     context_free(ctx);
+}
+
+cl_int clc__side_queue(clc_context *ctx, cl_command_queue *queue)
+{
+    cl_int err = CL_SUCCESS;
+    clc_mutex_lock(&ctx->lock);
+    if (!ctx->side_queue) {
+        /* Profiling as the main queue has it, so that timed runs see the same driver paths. */
+        cl_command_queue_properties props = 0;
+        err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+        if (err == CL_SUCCESS)
+            ctx->side_queue = clCreateCommandQueue(ctx->context, ctx->device,
+                                                   props & CL_QUEUE_PROFILING_ENABLE, &err);
+        if (err != CL_SUCCESS)
+            ctx->side_queue = NULL;
+    }
+    *queue = ctx->side_queue;
+    clc_mutex_unlock(&ctx->lock);
+    return err;
 }
 
 cl_context clc_context_cl_context(const clc_context *ctx)

@@ -1,6 +1,8 @@
 /* What every kernel family needs to launch: checked buffers, kernels, arguments, work sizes. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -26,22 +28,70 @@ clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, siz
     return CLC_SUCCESS;
 }
 
-clc_status clc__kernel_create(clc_context *ctx, const clc_embedded_source *source,
-                              const char *options, const char *name, cl_kernel *kernel)
+/* Kernels a context keeps: enough for every kernel of every family to be in use on a few threads
+ * at once; beyond it kernels are made and released per call, as before. */
+#define KERNEL_SLOTS 64
+
+clc_status clc__kernel_take(clc_context *ctx, const clc_embedded_source *source,
+                            const char *options, const char *name, cl_kernel *kernel)
 {
+    *kernel = NULL;
     cl_program program = NULL;
     clc_status st = clc__program_get(ctx, source, options, &program);
     if (st != CLC_SUCCESS)
         return st;
+    clc_mutex_lock(&ctx->kernel_lock);
+    for (size_t i = 0; i < ctx->kernel_count; ++i) {
+        clc_kernel_slot *k = &ctx->kernels[i];
+        if (!k->busy && k->program == program && strcmp(k->name, name) == 0) {
+            k->busy = 1;
+            *kernel = k->kernel;
+            break;
+        }
+    }
+    clc_mutex_unlock(&ctx->kernel_lock);
+    if (*kernel)
+        return CLC_SUCCESS;
+
     cl_int err = CL_SUCCESS;
-    *kernel = clCreateKernel(program, name, &err);
+    cl_kernel made = clCreateKernel(program, name, &err);
     if (err != CL_SUCCESS) {
-        *kernel = NULL;
         char call[128];
         snprintf(call, sizeof call, "clCreateKernel(%s)", name);
         return clc__cl_fail(ctx, err, call);
     }
+    clc_mutex_lock(&ctx->kernel_lock);
+    if (!ctx->kernels)
+        ctx->kernels = calloc(KERNEL_SLOTS, sizeof *ctx->kernels);
+    if (ctx->kernels && ctx->kernel_count < KERNEL_SLOTS) /* else released when given back */
+        ctx->kernels[ctx->kernel_count++] = (clc_kernel_slot){program, name, made, 1};
+    clc_mutex_unlock(&ctx->kernel_lock);
+    *kernel = made;
     return CLC_SUCCESS;
+}
+
+void clc__kernel_give(clc_context *ctx, cl_kernel *kernel)
+{
+    if (!*kernel)
+        return;
+    int kept = 0;
+    clc_mutex_lock(&ctx->kernel_lock);
+    for (size_t i = 0; i < ctx->kernel_count && !kept; ++i)
+        if (ctx->kernels[i].kernel == *kernel)
+            ctx->kernels[i].busy = 0, kept = 1;
+    clc_mutex_unlock(&ctx->kernel_lock);
+    if (!kept)
+        clReleaseKernel(*kernel);
+    *kernel = NULL;
+}
+
+void clc__kernels_release(clc_context *ctx)
+{
+    for (size_t i = 0; i < ctx->kernel_count; ++i)
+        clReleaseKernel(ctx->kernels[i].kernel);
+    free(ctx->kernels);
+    ctx->kernels = NULL;
+    ctx->kernel_count = 0;
 }
 
 clc_status clc__local_size(clc_context *ctx, cl_kernel kernel, size_t want, size_t *local)
@@ -85,7 +135,7 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
         return NULL;
     if (!in_place) {
         *err = clc__staging_wanted(ctx, data, bytes)
-                   ? clc__staged_write(ctx, m, data, bytes)
+                   ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes)
                    : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
             clReleaseMemObject(m);
@@ -159,7 +209,7 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes)
         return CL_SUCCESS;
     if (!clc__host_in_place(ctx))
         return clc__staging_wanted(ctx, data, bytes)
-                   ? clc__staged_read(ctx, buffer, data, bytes)
+                   ? clc__staged_read(ctx, ctx->queue, buffer, 0, data, bytes)
                    : clEnqueueReadBuffer(ctx->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL,
                                          NULL);
     /* Mapping is what makes a device's writes visible in host memory it was given. Neither map

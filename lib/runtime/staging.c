@@ -158,10 +158,10 @@ static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
     return bytes - off < chunk ? bytes - off : chunk;
 }
 
-/* dst[0..bytes) = src through s: the host copies chunk i into one buffer while the device
- * reads chunk i - 1 from the other. Returns when src may be reused. */
+/* dst[at..at + bytes) = src through s: the host copies chunk i into one buffer while the
+ * device reads chunk i - 1 from the other. Returns when src may be reused. */
 static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
-                            const void *src, size_t bytes)
+                            size_t at, const void *src, size_t bytes)
 {
     size_t chunk = chunk_for(s, bytes);
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
@@ -173,37 +173,38 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
             break;
         clc__copier_memcpy(s->copier, s->threads, s->host[slot], (const unsigned char *)src + off,
                            len);
-        err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, off, len, s->host[slot], 0, NULL,
+        err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, at + off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
     }
     return err;
 }
 
-/* Reads chunk j of src into its slot, without waiting. */
-static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, size_t chunk,
-                         size_t bytes, size_t j)
+/* Reads chunk j of the bytes of src from `at` into its slot, without waiting. */
+static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, size_t at,
+                         size_t chunk, size_t bytes, size_t j)
 {
     const int slot = (int)(j % 2);
     cl_int err = settle(s, slot);
     if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(queue, src, CL_FALSE, j * chunk, chunk_bytes(chunk, bytes, j),
-                                  s->host[slot], 0, NULL, &s->busy[slot]);
+        err =
+            clEnqueueReadBuffer(queue, src, CL_FALSE, at + j * chunk, chunk_bytes(chunk, bytes, j),
+                                s->host[slot], 0, NULL, &s->busy[slot]);
     return err;
 }
 
-/* dst = src[0..bytes) after the commands already on queue, the other way round: the host copies
- * chunk i out while the device writes chunk i + 1. Blocking. */
+/* dst = src[at..at + bytes) after the commands already on queue, the other way round: the host
+ * copies chunk i out while the device writes chunk i + 1. Blocking. */
 static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
-                           void *dst, size_t bytes)
+                           size_t at, void *dst, size_t bytes)
 {
     size_t chunk = chunk_for(s, bytes);
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
     const size_t n = (bytes + chunk - 1) / chunk;
     if (err == CL_SUCCESS && n > 0)
-        err = read_chunk(queue, s, src, chunk, bytes, 0);
+        err = read_chunk(queue, s, src, at, chunk, bytes, 0);
     for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
         if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
-            err = read_chunk(queue, s, src, chunk, bytes, i + 1);
+            err = read_chunk(queue, s, src, at, chunk, bytes, i + 1);
         if (err == CL_SUCCESS)
             err = settle(s, (int)(i % 2));
         if (err == CL_SUCCESS)
@@ -320,9 +321,9 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
         t->staging->threads = variant_threads(variant);
     }
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, t->staging, t->device, t->host, t->bytes);
+        err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, queue, t->staging, t->device, t->host, t->bytes);
+        err = read_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
 }
 
@@ -390,24 +391,26 @@ int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes)
     }
 }
 
-cl_int clc__staged_write(clc_context *ctx, cl_mem dst, const void *src, size_t bytes)
+cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
+                         const void *src, size_t bytes)
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = write_through(ctx, ctx->queue, s, dst, src, bytes);
+        err = write_through(ctx, queue, s, dst, at, src, bytes);
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
 
-cl_int clc__staged_read(clc_context *ctx, cl_mem src, void *dst, size_t bytes)
+cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,
+                        size_t bytes)
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, ctx->queue, s, src, dst, bytes);
+        err = read_through(ctx, queue, s, src, at, dst, bytes);
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
