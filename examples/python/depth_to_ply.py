@@ -36,8 +36,11 @@ else:
 if depth is None or depth.dtype != np.uint16 or depth.ndim != 2:
     raise SystemExit(f"{a.depth} is not a 16-bit one-channel image")
 
-clean = clcompute.median(depth, 5)  # cv2.medianBlur(depth, 5)
-points = clcompute.depth_to_points(clean, a.fx, a.fy, a.cx, a.cy, depth_trunc=a.depth_trunc)
+try:  # on the default device (CLCOMPUTE_DEVICE, else the largest GPU, else the CPU)
+    clean = clcompute.median(depth, 5)  # cv2.medianBlur(depth, 5)
+    points = clcompute.depth_to_points(clean, a.fx, a.fy, a.cx, a.cy, depth_trunc=a.depth_trunc)
+except clcompute.Error as e:  # no such device, or the device failed: one line, not a traceback
+    raise SystemExit(f"depth_to_ply.py: {e}") from None
 print(f"{len(points)} points from {depth.shape[1]} x {depth.shape[0]} pixels")
 try:
     import open3d as o3d

@@ -2,13 +2,21 @@
 """numpy's reductions, on an OpenCL device: the same result types and values.
 
     python reduce.py [DEVICE]"""
-import sys
+import argparse
 
 import numpy as np
 
 import clcompute
 
-ctx = clcompute.Context(sys.argv[1] if len(sys.argv) > 1 else None)
+p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+p.add_argument("device", nargs="?",
+               help="device selector (clcompute devices --help); default: CLCOMPUTE_DEVICE, "
+               "else the GPU with the most compute units, else the CPU")
+a = p.parse_args()
+try:
+    ctx = clcompute.Context(a.device)
+except clcompute.Error as e:  # a selector that matches nothing: say so in one line
+    raise SystemExit(f"reduce.py: {e}") from None
 rng = np.random.default_rng(0)
 x = rng.standard_normal(10_000_000).astype(np.float32)
 counts = rng.integers(0, 1000, 1_000_000, dtype=np.int32)

@@ -600,6 +600,13 @@ def test_the_examples_run(tmp_path):
     run = run_example
     r = run(ex / "reduce.py")
     assert r.returncode == 0 and "x.sum()" in r.stdout, r.stderr
+    r = run(ex / "reduce.py", "--help")
+    assert r.returncode == 0 and "usage:" in r.stdout, r.stderr
+    # A selector that matches nothing: one line naming it, no traceback.
+    bad = subprocess.run([sys.executable, str(ex / "reduce.py"), "no-such-device"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr
+    assert "no-such-device" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     depth = (rng.integers(500, 3000, (48, 64))).astype(np.uint16)
     np.save(tmp_path / "depth.npy", depth)  # needs neither OpenCV nor Open3D
     r = run(ex / "depth_to_ply.py", tmp_path / "depth.npy", tmp_path / "n.ply", "--fx", 50,
