@@ -1,27 +1,67 @@
 #!/usr/bin/env python3
-"""A 16-bit depth PNG (millimetres, as depth cameras write them) to a point cloud: median filter
-for the speckle, then points with Open3D's semantics, written as PLY. With Open3D installed the
-cloud is also handed to it (and shown with --show); without, the PLY is written by hand. The PNG
-is read with OpenCV or Open3D (pip install opencv-python-headless); a .npy depth array (uint16
-millimetres, np.save) needs neither.
+"""A 16-bit depth image to a PLY point cloud: median filter for the speckle, then points with
+Open3D's semantics.
+
+The depth is a 16-bit one-channel PNG in millimetres, as depth cameras write them (read with
+OpenCV or Open3D: pip install opencv-python-headless), or a .npy uint16 array in millimetres
+(np.save), which needs neither. The intrinsics are in pixels; points are in metres, and depths
+beyond --depth-trunc metres are dropped. With Open3D installed the cloud is written by it (and
+shown with --show); without, the PLY (binary, x y z float32) is written by hand. The PLY appears
+whole or not at all.
 
     python depth_to_ply.py depth.png cloud.ply --fx 525 --fy 525 --cx 319.5 --cy 239.5 [--show]"""
 import argparse
+import os
+import sys
+import tempfile
 
 import numpy as np
 
 import clcompute
 
-p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-p.add_argument("depth"), p.add_argument("ply")
+NAME = os.path.basename(sys.argv[0])
+p = argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+p.add_argument("depth", help="16-bit depth PNG, or .npy uint16 array (millimetres)")
+p.add_argument("ply", help="the point cloud to write")
 for name in ("fx", "fy", "cx", "cy"):
-    p.add_argument(f"--{name}", type=float, required=True)
-p.add_argument("--depth-trunc", type=float, default=3.0)
-p.add_argument("--show", action="store_true")
+    p.add_argument(f"--{name}", type=float, required=True, help="camera intrinsic, pixels")
+p.add_argument("--depth-trunc", type=float, default=3.0, help="farthest depth kept, metres "
+               "(default 3)")
+p.add_argument("--device", help="device selector (clcompute devices --help); default: "
+               "CLCOMPUTE_DEVICE, else the GPU with the most compute units, else the CPU")
+p.add_argument("--show", action="store_true", help="show the cloud (needs Open3D)")
 a = p.parse_args()
 
+
+def fail(message):
+    raise SystemExit(f"{NAME}: {message}")
+
+
+def output_target(path):
+    """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
+    makes the write whole would put a plain file in its place)."""
+    target = os.path.realpath(path)
+    if os.path.islink(path) and not os.path.exists(target):
+        fail(f"cannot write {path}: a symbolic link that leads to no file")
+    if os.path.exists(target) and not os.path.isfile(target):
+        fail(f"cannot write {path}: it exists and is not a regular file")
+    return target
+
+
+target = output_target(a.ply)
+
+
+if not os.path.isfile(a.depth):
+    fail(f"cannot read {a.depth}: no such file")
 if a.depth.lower().endswith(".npy"):
-    depth = np.load(a.depth)
+    try:
+        with open(a.depth, "rb") as f:
+            if f.read(6) != b"\x93NUMPY":  # else np.load takes it for a pickle
+                fail(f"{a.depth} is not a .npy file (np.save writes them)")
+        depth = np.load(a.depth, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {a.depth} as a .npy array: {e}")
 else:
     try:
         import cv2
@@ -30,27 +70,57 @@ else:
         try:
             import open3d as o3d
         except ImportError:
-            raise SystemExit("reading a PNG takes OpenCV or Open3D (pip install "
-                             "opencv-python-headless); or give the depth as a .npy") from None
+            fail("reading an image takes OpenCV or Open3D (pip install opencv-python-headless); "
+                 "or give the depth as a .npy")
         depth = np.asarray(o3d.io.read_image(a.depth))
-if depth is None or depth.dtype != np.uint16 or depth.ndim != 2:
-    raise SystemExit(f"{a.depth} is not a 16-bit one-channel image")
+    if depth is None or depth.size == 0:
+        fail(f"cannot read {a.depth} as an image")
+if not isinstance(depth, np.ndarray) or depth.dtype != np.uint16 or depth.ndim != 2:
+    fail(f"{a.depth} is not a 16-bit one-channel image")
+if depth.size == 0:
+    fail(f"{a.depth} is empty")
 
-try:  # on the default device (CLCOMPUTE_DEVICE, else the largest GPU, else the CPU)
-    clean = clcompute.median(depth, 5)  # cv2.medianBlur(depth, 5)
-    points = clcompute.depth_to_points(clean, a.fx, a.fy, a.cx, a.cy, depth_trunc=a.depth_trunc)
-except clcompute.Error as e:  # no such device, or the device failed: one line, not a traceback
-    raise SystemExit(f"depth_to_ply.py: {e}") from None
+try:
+    ctx = clcompute.Context(a.device)
+    clean = ctx.median(depth, 5)  # cv2.medianBlur(depth, 5)
+    points = ctx.depth_to_points(clean, a.fx, a.fy, a.cx, a.cy, depth_trunc=a.depth_trunc)
+except (clcompute.Error, ValueError) as e:  # no such device, a bad intrinsic: one line
+    fail(e)
 print(f"{len(points)} points from {depth.shape[1]} x {depth.shape[0]} pixels")
+
 try:
     import open3d as o3d
-    cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points.astype(np.float64)))
-    o3d.io.write_point_cloud(a.ply, cloud)
-    if a.show:
-        o3d.visualization.draw_geometries([cloud])
 except ImportError:
-    with open(a.ply, "wb") as f:
-        f.write(f"ply\nformat binary_little_endian 1.0\nelement vertex {len(points)}\n"
-                "property float x\nproperty float y\nproperty float z\nend_header\n".encode())
-        f.write(points.astype("<f4").tobytes())
+    o3d = None
+# Written beside the target, then renamed over it: a failed write leaves no partial file and an
+# existing one as it was.
+folder = os.path.dirname(target)
+try:
+    fd, tmp = tempfile.mkstemp(suffix=".ply", dir=folder)
+except OSError as e:
+    fail(f"cannot write {a.ply}: {e.strerror}")
+try:
+    with os.fdopen(fd, "wb") as f:
+        if o3d is None:
+            f.write(f"ply\nformat binary_little_endian 1.0\nelement vertex {len(points)}\n"
+                    "property float x\nproperty float y\nproperty float z\nend_header\n".encode())
+            f.write(points.astype("<f4").tobytes())
+    if o3d is not None:
+        cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points.astype(np.float64)))
+        if not o3d.io.write_point_cloud(tmp, cloud):
+            raise OSError(0, "Open3D could not write it")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
+    os.replace(tmp, target)
+except OSError as e:
+    if os.path.exists(tmp):
+        os.unlink(tmp)
+    fail(f"cannot write {a.ply}: {e.strerror or e}")
 print(f"wrote {a.ply}")
+if a.show:
+    if o3d is None:
+        print(f"{NAME}: --show needs Open3D (pip install open3d); the PLY was written",
+              file=sys.stderr)
+    else:
+        o3d.visualization.draw_geometries([cloud])

@@ -2,33 +2,85 @@
 """A photo to gray: OpenCV reads it (as cv2.imread does for everyone), clcompute converts it,
 OpenCV writes it; the result is cv2.cvtColor's, pixel for pixel.
 
+Needs OpenCV (pip install opencv-python-headless). The output's extension picks its format
+(.png, .jpg, .tif, ...); it appears whole or not at all.
+
     python gray_photo.py photo.jpg gray.png [DEVICE]"""
 import argparse
+import os
+import sys
+import tempfile
 
-try:
-    import cv2
-except ImportError:
-    raise SystemExit("this example reads and writes the photo with OpenCV: pip install "
-                     "opencv-python-headless") from None
 import numpy as np
 
 import clcompute
 
-p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-p.add_argument("photo"), p.add_argument("gray")
+NAME = os.path.basename(sys.argv[0])
+p = argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+p.add_argument("photo", help="the image to read")
+p.add_argument("gray", help="the gray image to write; its extension picks the format")
 p.add_argument("device", nargs="?",
                help="device selector (clcompute devices --help); default: CLCOMPUTE_DEVICE, "
                "else the GPU with the most compute units, else the CPU")
 a = p.parse_args()
+
+
+def fail(message):
+    raise SystemExit(f"{NAME}: {message}")
+
+
+def output_target(path):
+    """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
+    makes the write whole would put a plain file in its place)."""
+    target = os.path.realpath(path)
+    if os.path.islink(path) and not os.path.exists(target):
+        fail(f"cannot write {path}: a symbolic link that leads to no file")
+    if os.path.exists(target) and not os.path.isfile(target):
+        fail(f"cannot write {path}: it exists and is not a regular file")
+    return target
+
+
+target = output_target(a.gray)
+
+
+try:
+    import cv2
+except ImportError:
+    fail("this example reads and writes the photo with OpenCV: pip install "
+         "opencv-python-headless")
+if not os.path.isfile(a.photo):
+    fail(f"cannot read {a.photo}: no such file")
 bgr = cv2.imread(a.photo, cv2.IMREAD_COLOR)
 if bgr is None:
-    raise SystemExit(f"cannot read {a.photo} as an image")
+    fail(f"cannot read {a.photo} as an image")
+ext = os.path.splitext(a.gray)[1]
+if not ext:
+    fail(f"cannot write {a.gray}: it has no extension to pick the format (.png, .jpg, .tif, ...)")
+if not cv2.haveImageWriter(a.gray):
+    fail(f"cannot write {a.gray}: OpenCV writes no format for '{ext}' (use .png, .jpg, .tif, ...)")
 try:
     ctx = clcompute.Context(a.device)
+    gray = ctx.gray(bgr, order="bgr")  # imread gives BGR
 except clcompute.Error as e:  # a selector that matches nothing: say so in one line
-    raise SystemExit(f"gray_photo.py: {e}") from None
-gray = ctx.gray(bgr, order="bgr")  # imread gives BGR
+    fail(e)
 assert np.array_equal(gray, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
-if not cv2.imwrite(a.gray, gray):
-    raise SystemExit(f"cannot write {a.gray}")
+# Written beside the target with the same extension, then renamed over it: a failed write leaves
+# no partial file and an existing one as it was.
+try:
+    fd, tmp = tempfile.mkstemp(suffix=ext, dir=os.path.dirname(target))
+    os.close(fd)
+except OSError as e:
+    fail(f"cannot write {a.gray}: {e.strerror}")
+try:
+    if not cv2.imwrite(tmp, gray):
+        raise OSError(0, "OpenCV could not write it")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
+    os.replace(tmp, target)
+except (OSError, cv2.error) as e:
+    if os.path.exists(tmp):
+        os.unlink(tmp)
+    fail(f"cannot write {a.gray}: {getattr(e, 'strerror', None) or e}")
 print(f"{a.gray}: {gray.shape[1]} x {gray.shape[0]}, gray on {ctx.device()['name']}")

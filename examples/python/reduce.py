@@ -8,7 +8,8 @@ import numpy as np
 
 import clcompute
 
-p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+p = argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
 p.add_argument("device", nargs="?",
                help="device selector (clcompute devices --help); default: CLCOMPUTE_DEVICE, "
                "else the GPU with the most compute units, else the CPU")

@@ -612,6 +612,16 @@ def test_the_examples_run(tmp_path):
     r = run(ex / "depth_to_ply.py", tmp_path / "depth.npy", tmp_path / "n.ply", "--fx", 50,
             "--fy", 50, "--cx", 32, "--cy", 24)
     assert r.returncode == 0 and (tmp_path / "n.ply").stat().st_size > 48 * 64 * 12, r.stderr
+    # Wrong input and an output that cannot be written: one line each, exit 1, no file left.
+    (tmp_path / "text.npy").write_text("not an array")
+    (tmp_path / "folder.ply").mkdir()
+    for depth_file, out in (("text.npy", "t.ply"), ("depth.npy", "folder.ply"),
+                            ("missing.npy", "m.ply")):
+        r = run(ex / "depth_to_ply.py", tmp_path / depth_file, tmp_path / out, "--fx", 50,
+                "--fy", 50, "--cx", 32, "--cy", 24)
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.ply")) == ["folder.ply", "n.ply"]
     try:
         import cv2
     except ImportError:
