@@ -276,6 +276,54 @@ cl_int __wrap_clFinish(cl_command_queue q)
     return fail_now() ? CL_INJECTED : err;
 }
 
+cl_int __real_clEnqueueReadBufferRect(cl_command_queue, cl_mem, cl_bool, const size_t *,
+                                      const size_t *, const size_t *, size_t, size_t, size_t,
+                                      size_t, void *, cl_uint, const cl_event *, cl_event *);
+cl_int __wrap_clEnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool b, const size_t *bo,
+                                      const size_t *ho, const size_t *r, size_t brp, size_t bsp,
+                                      size_t hrp, size_t hsp, void *p, cl_uint n, const cl_event *w,
+                                      cl_event *e);
+cl_int __wrap_clEnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool b, const size_t *bo,
+                                      const size_t *ho, const size_t *r, size_t brp, size_t bsp,
+                                      size_t hrp, size_t hsp, void *p, cl_uint n, const cl_event *w,
+                                      cl_event *e)
+{
+    return fail_now()
+               ? CL_INJECTED
+               : __real_clEnqueueReadBufferRect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, n, w, e);
+}
+
+cl_int __real_clEnqueueBarrierWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
+cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w,
+                                           cl_event *e);
+cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w,
+                                           cl_event *e)
+{
+    return fail_now() ? CL_INJECTED : __real_clEnqueueBarrierWithWaitList(q, n, w, e);
+}
+
+cl_int __real_clFlush(cl_command_queue);
+cl_int __wrap_clFlush(cl_command_queue q);
+cl_int __wrap_clFlush(cl_command_queue q)
+{
+    return fail_now() ? CL_INJECTED : __real_clFlush(q);
+}
+
+/* A command that failed on the device, as its event tells once it has ended: the status a
+ * driver gives it is the negative error. */
+cl_int __real_clGetEventInfo(cl_event, cl_event_info, size_t, void *, size_t *);
+cl_int __wrap_clGetEventInfo(cl_event ev, cl_event_info what, size_t size, void *value,
+                             size_t *returned);
+cl_int __wrap_clGetEventInfo(cl_event ev, cl_event_info what, size_t size, void *value,
+                             size_t *returned)
+{
+    const cl_int err = __real_clGetEventInfo(ev, what, size, value, returned);
+    if (err == CL_SUCCESS && what == CL_EVENT_COMMAND_EXECUTION_STATUS && value &&
+        size >= sizeof(cl_int) && fail_now())
+        *(cl_int *)value = CL_INJECTED;
+    return err;
+}
+
 cl_int __real_clSetKernelArg(cl_kernel, cl_uint, size_t, const void *);
 cl_int __wrap_clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v);
 cl_int __wrap_clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v)
@@ -453,16 +501,23 @@ static clc_status banded_gray_call(const char *cache_dir)
     ctx->staging_chunk = 4099;
     clc__switch_set(ctx, CLC_SW_TUNE, "0");
     clc__switch_set(ctx, CLC_SW_BANDS, "3");
-    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
-    unsigned char in[W * H * 3], ref[W * H], *out = NULL;
+    /* 22 rows: bands of 7, 7 and 8. The second round writes a padded destination (rows read
+     * back one by one), whose padding must stay as it was. */
+    enum { HB = H + 1, PAD = 5 };
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, HB, 0};
+    static unsigned char in[W * HB * 3], ref[(W + PAD) * HB];
     for (size_t i = 0; i < sizeof in; ++i)
         in[i] = (unsigned char)(i * 29 + 1);
-    clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
-    st = clc_host_alloc(ctx, W * H, (void **)&out);
+    unsigned char *out = NULL;
+    st = clc_host_alloc(ctx, sizeof ref, (void **)&out);
     for (int round = 0; round < 2 && st == CLC_SUCCESS; ++round) {
-        memset(out, 0, W * H);
+        const clc_image_desc dst = {CLC_PIXEL_GRAY8, W, HB, round ? W + PAD : 0};
+        const size_t span = round ? sizeof ref - PAD : W * HB;
+        memset(out, 0xA5, span);
+        memset(ref, 0xA5, span);
+        clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
         st = clc_gray(ctx, &src, in, &dst, out, NULL);
-        if (st == CLC_SUCCESS && memcmp(out, ref, W * H) != 0)
+        if (st == CLC_SUCCESS && memcmp(out, ref, span) != 0)
             fail_msg("banded gray %d succeeded with a wrong result (call %u failed)", round,
                      fail_at);
     }
@@ -772,6 +827,47 @@ static void kernels_reused(void **state)
     clc_context_destroy(ctx);
 }
 
+/* Without failures: with more kernels made than the context keeps (33 reduction programs of two
+ * kernels each; an argmin shares its min's), the ones taken since still come from the table:
+ * gray and a sum after it, repeated, make no kernel after their first round. */
+static void kernels_replaced_when_full(void **state)
+{
+    (void)state;
+    clc_context *ctx = NULL;
+    assert_int_equal(open_context(NULL, &ctx), CLC_SUCCESS);
+    static const clc_reduce_op ops[] = {CLC_REDUCE_SUM, CLC_REDUCE_MIN, CLC_REDUCE_MAX};
+    static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_I32, CLC_DTYPE_U32, CLC_DTYPE_U8,
+                                      CLC_DTYPE_I64, CLC_DTYPE_U64, CLC_DTYPE_I16, CLC_DTYPE_U16,
+                                      CLC_DTYPE_I8,  CLC_DTYPE_F16, CLC_DTYPE_BOOL};
+    static const unsigned char bytes[16 * 8] = {3, 1, 4, 1, 5, 9, 2, 6}; /* 16 of any type */
+    const long before = kernels_made;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
+            clc_reduce_result r;
+            assert_int_equal(clc_reduce(ctx, ops[o], types[t], bytes, 16, &r), CLC_SUCCESS);
+        }
+    if (kernels_made - before <= 64) /* the table must have overflowed */
+        fail_msg("only %ld kernels made", kernels_made - before);
+    const clc_image_desc src = {CLC_PIXEL_RGB8, W, H, 0}, dst = {CLC_PIXEL_GRAY8, W, H, 0};
+    static unsigned char in[W * H * 3], out[W * H], ref[W * H];
+    for (size_t i = 0; i < sizeof in; ++i)
+        in[i] = (unsigned char)(i * 13);
+    clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
+    long after_first = 0;
+    for (int round = 0; round < 3; ++round) {
+        assert_int_equal(clc_gray(ctx, &src, in, &dst, out, NULL), CLC_SUCCESS);
+        assert_memory_equal(out, ref, sizeof out);
+        clc_reduce_result r;
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U8, in, sizeof in, &r),
+                         CLC_SUCCESS);
+        if (round == 0)
+            after_first = kernels_made;
+        else
+            assert_int_equal(kernels_made, after_first);
+    }
+    clc_context_destroy(ctx);
+}
+
 static void pool_repeat_faults(void **state)
 {
     (void)state;
@@ -836,7 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cloud_faults),         cmocka_unit_test(gray_faults_with_cache),
         cmocka_unit_test(enqueue_faults),       cmocka_unit_test(wrapped_cloud_faults),
         cmocka_unit_test(batch_faults),         cmocka_unit_test(kernels_reused),
-        cmocka_unit_test(banded_gray_faults),
+        cmocka_unit_test(banded_gray_faults),   cmocka_unit_test(kernels_replaced_when_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * host-memory form shared by the image-to-image operations. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../runtime/internal.h"
 
@@ -133,8 +134,20 @@ typedef struct band_job {
     cl_mem src_buf, dst_buf;
     cl_command_queue down;      /* the second queue: results come back on it */
     int staged_up, staged_down; /* through the staging buffers, else the driver's own transfer */
-    size_t rows_per_band;
+    size_t bands;
+    /* Each band's upload, conversion and read-back where the driver does them (NULL where the
+     * staging did, which reports its failures itself): a command that failed on the device is
+     * found from its event once both queues are drained, as clFinish does not say. */
+    cl_event up[MAX_BANDS], done[MAX_BANDS], back[MAX_BANDS];
 } band_job;
+
+/* Rows [*r0, *r1) of band k: the rows split as evenly as whole rows allow. */
+static void band_rows(const band_job *j, size_t k, size_t *r0, size_t *r1)
+{
+    const uint64_t h = j->dst->height;
+    *r0 = (size_t)(h * k / j->bands);
+    *r1 = (size_t)(h * (k + 1) / j->bands);
+}
 
 /* Byte range [*at, *at + *len) of rows [r0, r1) of an image of `height` rows whose last row ends
  * at `bytes` (no padding after it). */
@@ -145,71 +158,90 @@ static void band_span(size_t r0, size_t r1, size_t height, size_t pitch, size_t 
     *len = (r1 == height ? bytes : r1 * pitch) - *at;
 }
 
-static cl_int band_upload(clc_context *ctx, const band_job *j, size_t r0, size_t r1)
+static cl_int band_upload(clc_context *ctx, band_job *j, size_t k)
 {
-    size_t at = 0, len = 0;
+    size_t r0 = 0, r1 = 0, at = 0, len = 0;
+    band_rows(j, k, &r0, &r1);
     band_span(r0, r1, j->dst->height, j->src_pitch, j->src_bytes, &at, &len);
     return j->staged_up ? clc__staged_write(ctx, ctx->queue, j->src_buf, at, j->src_data + at, len)
                         : clEnqueueWriteBuffer(ctx->queue, j->src_buf, CL_FALSE, at, len,
-                                               j->src_data + at, 0, NULL, NULL);
+                                               j->src_data + at, 0, NULL, &j->up[k]);
 }
 
-/* Rows [r0, r1) back into the caller's memory on the second queue, after `converted`. */
-static cl_int band_download(clc_context *ctx, const band_job *j, size_t r0, size_t r1,
-                            cl_event converted)
+/* Band k back into the caller's memory on the second queue, after its conversion. */
+static cl_int band_download(clc_context *ctx, band_job *j, size_t k)
 {
-    cl_int err = clEnqueueBarrierWithWaitList(j->down, 1, &converted, NULL);
+    cl_int err = clEnqueueBarrierWithWaitList(j->down, 1, &j->done[k], NULL);
     if (err != CL_SUCCESS)
         return err;
+    size_t r0 = 0, r1 = 0;
+    band_rows(j, k, &r0, &r1);
     const clc_image_desc *dst = j->dst;
     const size_t row = dst->width * clc_pixel_size(dst->format);
     if (j->dst_pitch != row) { /* only the pixels of each row, never the padding */
         const size_t origin[3] = {0, r0, 0}, region[3] = {row, r1 - r0, 1};
         return clEnqueueReadBufferRect(j->down, j->dst_buf, CL_FALSE, origin, origin, region,
                                        j->dst_pitch, 0, j->dst_pitch, 0, j->dst_data, 0, NULL,
-                                       NULL);
+                                       &j->back[k]);
     }
     size_t at = 0, len = 0;
     band_span(r0, r1, dst->height, j->dst_pitch, j->dst_bytes, &at, &len);
     return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at, len)
                           : clEnqueueReadBuffer(j->down, j->dst_buf, CL_FALSE, at, len,
-                                                j->dst_data + at, 0, NULL, NULL);
+                                                j->dst_data + at, 0, NULL, &j->back[k]);
 }
 
 /* Uploads, launches and downloads band by band. Downloads trail the uploads by one band where the
  * host copies the uploads through the staging buffers (it cannot enqueue ahead of its own
- * copying), else by all of them: the uploads and launches are then all enqueued at once. */
-static clc_status run_bands(clc_context *ctx, const char *what, const band_job *j, size_t bands,
+ * copying), else by all of them: the uploads and launches are then all enqueued at once. The
+ * main queue is flushed after each launch: the second queue waits on its events, and a wait on
+ * an event of a queue not yet flushed may never end (OpenCL 1.2, 5.13). */
+static clc_status run_bands(clc_context *ctx, const char *what, band_job *j,
                             clc_image_launch_rows launch_rows, const void *plan, int aligned)
 {
-    cl_event done[MAX_BANDS] = {NULL};
-    const size_t height = j->dst->height, ahead = j->staged_up ? 1 : bands;
+    const size_t ahead = j->staged_up ? 1 : j->bands;
     clc_status st = CLC_SUCCESS;
     cl_int err = CL_SUCCESS;
-    for (size_t k = 0; k < bands + ahead && st == CLC_SUCCESS; ++k) {
-        if (k < bands) {
-            const size_t r0 = k * j->rows_per_band;
-            const size_t r1 = r0 + j->rows_per_band < height ? r0 + j->rows_per_band : height;
-            if ((err = band_upload(ctx, j, r0, r1)) != CL_SUCCESS) {
+    for (size_t k = 0; k < j->bands + ahead && st == CLC_SUCCESS; ++k) {
+        if (k < j->bands) {
+            size_t r0 = 0, r1 = 0;
+            band_rows(j, k, &r0, &r1);
+            if ((err = band_upload(ctx, j, k)) != CL_SUCCESS) {
                 st = clc__cl_fail(ctx, err, "uploading a band of rows");
                 break;
             }
-            st = launch_rows(ctx, plan, j->src_buf, j->dst_buf, aligned, r0, r1 - r0, &done[k]);
+            st = launch_rows(ctx, plan, j->src_buf, j->dst_buf, aligned, r0, r1 - r0, &j->done[k]);
+            if (st == CLC_SUCCESS && (err = clFlush(ctx->queue)) != CL_SUCCESS)
+                st = clc__cl_fail(ctx, err, "clFlush");
         }
-        if (st == CLC_SUCCESS && k >= ahead) {
-            const size_t b = k - ahead, r0 = b * j->rows_per_band;
-            const size_t r1 = r0 + j->rows_per_band < height ? r0 + j->rows_per_band : height;
-            if ((err = band_download(ctx, j, r0, r1, done[b])) != CL_SUCCESS) {
-                char call[96];
-                snprintf(call, sizeof call, "reading the %s destination back", what);
-                st = clc__cl_fail(ctx, err, call);
-            }
+        if (st == CLC_SUCCESS && k >= ahead &&
+            (err = band_download(ctx, j, k - ahead)) != CL_SUCCESS) {
+            char call[96];
+            snprintf(call, sizeof call, "reading the %s destination back", what);
+            st = clc__cl_fail(ctx, err, call);
         }
     }
-    for (size_t k = 0; k < bands; ++k)
-        if (done[k])
-            clReleaseEvent(done[k]);
     return st;
+}
+
+/* The first failed command among the job's events (CL_SUCCESS: none); releases them all. */
+static cl_int band_events_settle(band_job *j)
+{
+    cl_int failed = CL_SUCCESS;
+    cl_event *lists[] = {j->up, j->done, j->back};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l)
+        for (size_t k = 0; k < MAX_BANDS; ++k) {
+            if (!lists[l][k])
+                continue;
+            cl_int status = CL_COMPLETE;
+            const cl_int err = clGetEventInfo(lists[l][k], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                              sizeof status, &status, NULL);
+            if (failed == CL_SUCCESS && (err != CL_SUCCESS || status < 0))
+                failed = err != CL_SUCCESS ? err : status;
+            clReleaseEvent(lists[l][k]);
+            lists[l][k] = NULL;
+        }
+    return failed;
 }
 
 clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const void *src_data,
@@ -225,37 +257,47 @@ clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const v
         dst->height < 2)
         return clc__image_host_call(ctx, what, src_data, src_bytes, src_pitch, dst, dst_data,
                                     dst_bytes, dst_pitch, launch, plan);
-    band_job j = {src_data, src_bytes, src_pitch, dst, dst_data, dst_bytes, dst_pitch,
-                  NULL,     NULL,      NULL,      0,   0,        0};
-    const size_t want = (size_t)forced < dst->height ? (size_t)forced : dst->height;
-    j.rows_per_band = (dst->height + want - 1) / want;
-    const size_t bands = (dst->height + j.rows_per_band - 1) / j.rows_per_band;
     /* A device-side destination holds whole rows, as in clc__image_host_call. */
     const size_t padding = dst_pitch - dst->width * clc_pixel_size(dst->format);
     if (dst_bytes > SIZE_MAX - padding)
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_%s: destination too large", what);
-    j.staged_up = clc__staging_wanted(ctx, src_data, src_bytes);
-    j.staged_down = clc__staging_wanted(ctx, dst_data, dst_bytes);
-    cl_int err = clc__side_queue(ctx, &j.down);
+    band_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_%s: bands", what);
+    j->src_data = src_data, j->src_bytes = src_bytes, j->src_pitch = src_pitch;
+    j->dst = dst, j->dst_data = dst_data, j->dst_bytes = dst_bytes, j->dst_pitch = dst_pitch;
+    j->bands = (size_t)forced < dst->height ? (size_t)forced : dst->height;
+    j->staged_up = clc__staging_wanted(ctx, src_data, src_bytes);
+    j->staged_down = clc__staging_wanted(ctx, dst_data, dst_bytes);
+    cl_int err = clc__side_queue(ctx, &j->down);
     if (err == CL_SUCCESS)
-        j.src_buf = clc__scratch(ctx, CL_MEM_READ_ONLY, src_bytes, &err);
+        j->src_buf = clc__scratch(ctx, CL_MEM_READ_ONLY, src_bytes, &err);
     if (err == CL_SUCCESS)
-        j.dst_buf = clc__scratch(ctx, CL_MEM_WRITE_ONLY, dst_bytes + padding, &err);
+        j->dst_buf = clc__scratch(ctx, CL_MEM_WRITE_ONLY, dst_bytes + padding, &err);
     if (err != CL_SUCCESS) {
-        clc__release_mem(&j.src_buf);
+        clc__release_mem(&j->src_buf);
+        free(j);
         char call[96];
         snprintf(call, sizeof call, "preparing the %s bands", what);
         return clc__cl_fail(ctx, err, call);
     }
     const int aligned = aligned16(0, src_pitch) && aligned16(0, dst_pitch);
-    clc_status st = run_bands(ctx, what, &j, bands, launch_rows, plan, aligned);
-    /* Both queues drained whatever happened: the caller's memory must be free on return. */
-    err = clFinish(j.down);
-    const cl_int err0 = clFinish(ctx->queue);
-    err = err != CL_SUCCESS ? err : err0;
+    clc_status st = run_bands(ctx, what, j, launch_rows, plan, aligned);
+    /* Both queues drained whatever happened, the main one first (the second waits on it): the
+     * caller's memory must be free on return. */
+    err = clFinish(ctx->queue);
+    const cl_int err_down = clFinish(j->down);
+    err = err != CL_SUCCESS ? err : err_down;
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
-    clc__host_release(ctx, &j.dst_buf, err == CL_SUCCESS);
-    clc__host_release(ctx, &j.src_buf, err == CL_SUCCESS);
+    const cl_int failed = band_events_settle(j);
+    if (failed != CL_SUCCESS && st == CLC_SUCCESS) {
+        char call[96];
+        snprintf(call, sizeof call, "a band of the %s call on the device", what);
+        st = clc__cl_fail(ctx, failed, call);
+    }
+    clc__host_release(ctx, &j->dst_buf, err == CL_SUCCESS);
+    clc__host_release(ctx, &j->src_buf, err == CL_SUCCESS);
+    free(j);
     return st;
 }

@@ -30,9 +30,10 @@ typedef struct clc_program_entry {
 /* A kernel kept between calls: creating one cost 1-8 us of a 70 us 640x480 gray call on PoCL. */
 typedef struct clc_kernel_slot {
     cl_program program;
-    const char *name; /* a string literal of the family's */
+    char *name;
     cl_kernel kernel;
     int busy;
+    uint64_t used; /* when last taken (a count of takes): the table replaces the idlest */
 } clc_kernel_slot;
 
 /* Testing and measuring switches from the environment (switches.c). */
@@ -113,6 +114,7 @@ struct clc_context {
     clc_mutex kernel_lock;    /* guards kernels */
     clc_kernel_slot *kernels; /* kernels kept between calls (launch.c), busy or idle */
     size_t kernel_count;
+    uint64_t kernel_takes;
 
     clc_mutex build_lock; /* guards the registry of embedded programs */
     clc_program_entry *programs;

@@ -28,8 +28,12 @@ clc_status clc__check_buffer(clc_context *ctx, cl_mem buffer, size_t offset, siz
     return CLC_SUCCESS;
 }
 
-/* Kernels a context keeps: enough for every kernel of every family to be in use on a few threads
- * at once; beyond it kernels are made and released per call, as before. */
+/* Kernels a context keeps: enough for every kernel of the families in use to be in use on a
+ * few threads at once. A kernel made when the table is full takes the place of the idle one
+ * taken longest ago, so that the kernels of the calls being made stay kept whatever came first;
+ * with none idle it is made and released by its call alone. A kept kernel keeps its last
+ * arguments until its next use: OpenCL does not have a kernel retain the buffers set as its
+ * arguments, but a driver that did would keep a kept kernel's last buffers alive until then. */
 #define KERNEL_SLOTS 64
 
 clc_status clc__kernel_take(clc_context *ctx, const clc_embedded_source *source,
@@ -45,6 +49,7 @@ clc_status clc__kernel_take(clc_context *ctx, const clc_embedded_source *source,
         clc_kernel_slot *k = &ctx->kernels[i];
         if (!k->busy && k->program == program && strcmp(k->name, name) == 0) {
             k->busy = 1;
+            k->used = ++ctx->kernel_takes;
             *kernel = k->kernel;
             break;
         }
@@ -60,12 +65,31 @@ clc_status clc__kernel_take(clc_context *ctx, const clc_embedded_source *source,
         snprintf(call, sizeof call, "clCreateKernel(%s)", name);
         return clc__cl_fail(ctx, err, call);
     }
+    char *copy = clc__strdup(name); /* without it the kernel is simply not kept */
+    cl_kernel evicted = NULL;
+    char *evicted_name = NULL;
     clc_mutex_lock(&ctx->kernel_lock);
     if (!ctx->kernels)
         ctx->kernels = calloc(KERNEL_SLOTS, sizeof *ctx->kernels);
-    if (ctx->kernels && ctx->kernel_count < KERNEL_SLOTS) /* else released when given back */
-        ctx->kernels[ctx->kernel_count++] = (clc_kernel_slot){program, name, made, 1};
+    clc_kernel_slot *slot = NULL;
+    if (copy && ctx->kernels && ctx->kernel_count < KERNEL_SLOTS) {
+        slot = &ctx->kernels[ctx->kernel_count++];
+    } else if (copy && ctx->kernels) {
+        for (size_t i = 0; i < ctx->kernel_count; ++i)
+            if (!ctx->kernels[i].busy && (!slot || ctx->kernels[i].used < slot->used))
+                slot = &ctx->kernels[i];
+        if (slot)
+            evicted = slot->kernel, evicted_name = slot->name;
+    }
+    if (slot) {
+        *slot = (clc_kernel_slot){program, copy, made, 1, ++ctx->kernel_takes};
+        copy = NULL;
+    }
     clc_mutex_unlock(&ctx->kernel_lock);
+    if (evicted)
+        clReleaseKernel(evicted);
+    free(evicted_name);
+    free(copy); /* not kept: released when given back */
     *kernel = made;
     return CLC_SUCCESS;
 }
@@ -87,8 +111,10 @@ void clc__kernel_give(clc_context *ctx, cl_kernel *kernel)
 
 void clc__kernels_release(clc_context *ctx)
 {
-    for (size_t i = 0; i < ctx->kernel_count; ++i)
+    for (size_t i = 0; i < ctx->kernel_count; ++i) {
         clReleaseKernel(ctx->kernels[i].kernel);
+        free(ctx->kernels[i].name);
+    }
     free(ctx->kernels);
     ctx->kernels = NULL;
     ctx->kernel_count = 0;
