@@ -21,6 +21,9 @@
 
 static int armed;               /* counting and failing only while a scenario runs */
 static unsigned calls, fail_at; /* failable calls so far; which one fails (0: none) */
+/* Set when the failure injected is one the call must report: no result check can see it (the
+ * device did the work anyway), so ignoring it would otherwise pass as a failure absorbed. */
+static int must_report;
 static long live_mem, live_kernel, live_program, live_queue, live_context;
 static long buffers_made; /* every clCreateBuffer that succeeded, armed or not */
 static long kernels_made; /* every clCreateKernel that succeeded, armed or not */
@@ -299,14 +302,18 @@ cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const 
 cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w,
                                            cl_event *e)
 {
-    return fail_now() ? CL_INJECTED : __real_clEnqueueBarrierWithWaitList(q, n, w, e);
+    if (fail_now())
+        return must_report = 1, CL_INJECTED;
+    return __real_clEnqueueBarrierWithWaitList(q, n, w, e);
 }
 
 cl_int __real_clFlush(cl_command_queue);
 cl_int __wrap_clFlush(cl_command_queue q);
 cl_int __wrap_clFlush(cl_command_queue q)
 {
-    return fail_now() ? CL_INJECTED : __real_clFlush(q);
+    if (fail_now())
+        return must_report = 1, CL_INJECTED;
+    return __real_clFlush(q);
 }
 
 /* A command that failed on the device, as its event tells once it has ended: the status a
@@ -320,7 +327,7 @@ cl_int __wrap_clGetEventInfo(cl_event ev, cl_event_info what, size_t size, void 
     const cl_int err = __real_clGetEventInfo(ev, what, size, value, returned);
     if (err == CL_SUCCESS && what == CL_EVENT_COMMAND_EXECUTION_STATUS && value &&
         size >= sizeof(cl_int) && fail_now())
-        *(cl_int *)value = CL_INJECTED;
+        *(cl_int *)value = CL_INJECTED, must_report = 1;
     return err;
 }
 
@@ -711,6 +718,7 @@ static void every_failure_along(scenario run, const char *name, const char *cach
     unsigned n = 0, total = 0;
     for (fail_at = 1; fail_at < 5000; ++fail_at) {
         calls = 0;
+        must_report = 0;
         live_mem = live_kernel = live_program = live_queue = live_context = 0;
         armed = 1;
         const clc_status st = run(cache_dir);
@@ -719,6 +727,9 @@ static void every_failure_along(scenario run, const char *name, const char *cach
             fail_msg("%s, call %u failing: still held at the end: %ld buffers, %ld kernels, "
                      "%ld programs, %ld queues, %ld contexts",
                      name, fail_at, live_mem, live_kernel, live_program, live_queue, live_context);
+        if (must_report && st == CLC_SUCCESS)
+            fail_msg("%s, call %u failing: a failure the call must report, and it succeeded", name,
+                     fail_at);
         if (calls < fail_at) { /* nothing failed: the path is covered */
             if (st != CLC_SUCCESS)
                 fail_msg("%s without a failure: %s", name, clc_last_error());

@@ -41,6 +41,8 @@ def fail(message):
 def output_target(path):
     """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
     makes the write whole would put a plain file in its place)."""
+    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        fail(f"cannot write {path}: a folder's name, not a file's")
     target = os.path.realpath(path)
     if os.path.islink(path) and not os.path.exists(target):
         fail(f"cannot write {path}: a symbolic link that leads to no file")
@@ -63,6 +65,7 @@ if a.depth.lower().endswith(".npy"):
     except (OSError, ValueError) as e:
         fail(f"cannot read {a.depth} as a .npy array: {e}")
 else:
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")  # its own warnings beside ours: only ours
     try:
         import cv2
         depth = cv2.imread(a.depth, cv2.IMREAD_UNCHANGED)
@@ -99,7 +102,7 @@ try:
     fd, tmp = tempfile.mkstemp(suffix=".ply", dir=folder)
 except OSError as e:
     fail(f"cannot write {a.ply}: {e.strerror}")
-try:
+try:  # the temporary file goes whatever ends the write, Ctrl-C included
     with os.fdopen(fd, "wb") as f:
         if o3d is None:
             f.write(f"ply\nformat binary_little_endian 1.0\nelement vertex {len(points)}\n"
@@ -114,9 +117,10 @@ try:
     os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
     os.replace(tmp, target)
 except OSError as e:
+    fail(f"cannot write {a.ply}: {e.strerror or e}")
+finally:
     if os.path.exists(tmp):
         os.unlink(tmp)
-    fail(f"cannot write {a.ply}: {e.strerror or e}")
 print(f"wrote {a.ply}")
 if a.show:
     if o3d is None:

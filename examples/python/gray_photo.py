@@ -33,6 +33,8 @@ def fail(message):
 def output_target(path):
     """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
     makes the write whole would put a plain file in its place)."""
+    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        fail(f"cannot write {path}: a folder's name, not a file's")
     target = os.path.realpath(path)
     if os.path.islink(path) and not os.path.exists(target):
         fail(f"cannot write {path}: a symbolic link that leads to no file")
@@ -44,6 +46,7 @@ def output_target(path):
 target = output_target(a.gray)
 
 
+os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")  # its own warnings beside ours: only ours
 try:
     import cv2
 except ImportError:
@@ -72,7 +75,7 @@ try:
     os.close(fd)
 except OSError as e:
     fail(f"cannot write {a.gray}: {e.strerror}")
-try:
+try:  # the temporary file goes whatever ends the write, Ctrl-C included
     if not cv2.imwrite(tmp, gray):
         raise OSError(0, "OpenCV could not write it")
     umask = os.umask(0)
@@ -80,7 +83,8 @@ try:
     os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
     os.replace(tmp, target)
 except (OSError, cv2.error) as e:
+    fail(f"cannot write {a.gray}: {getattr(e, 'strerror', None) or e}")
+finally:
     if os.path.exists(tmp):
         os.unlink(tmp)
-    fail(f"cannot write {a.gray}: {getattr(e, 'strerror', None) or e}")
 print(f"{a.gray}: {gray.shape[1]} x {gray.shape[0]}, gray on {ctx.device()['name']}")

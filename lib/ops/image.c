@@ -135,10 +135,11 @@ typedef struct band_job {
     cl_command_queue down;      /* the second queue: results come back on it */
     int staged_up, staged_down; /* through the staging buffers, else the driver's own transfer */
     size_t bands;
-    /* Each band's upload, conversion and read-back where the driver does them (NULL where the
-     * staging did, which reports its failures itself): a command that failed on the device is
-     * found from its event once both queues are drained, as clFinish does not say. */
-    cl_event up[MAX_BANDS], done[MAX_BANDS], back[MAX_BANDS];
+    /* Each band's upload (a staged one's last two chunks), conversion and read-back where the
+     * driver does it (a staged read-back waits for its chunks and reports their failures
+     * itself): a command that failed on the device is found from its event once both queues
+     * are drained, as clFinish does not say. */
+    cl_event up[2 * MAX_BANDS], done[MAX_BANDS], back[MAX_BANDS]; /* up: two a band */
 } band_job;
 
 /* Rows [*r0, *r1) of band k: the rows split as evenly as whole rows allow. */
@@ -163,9 +164,10 @@ static cl_int band_upload(clc_context *ctx, band_job *j, size_t k)
     size_t r0 = 0, r1 = 0, at = 0, len = 0;
     band_rows(j, k, &r0, &r1);
     band_span(r0, r1, j->dst->height, j->src_pitch, j->src_bytes, &at, &len);
-    return j->staged_up ? clc__staged_write(ctx, ctx->queue, j->src_buf, at, j->src_data + at, len)
+    return j->staged_up ? clc__staged_write(ctx, ctx->queue, j->src_buf, at, j->src_data + at, len,
+                                            &j->up[2 * k])
                         : clEnqueueWriteBuffer(ctx->queue, j->src_buf, CL_FALSE, at, len,
-                                               j->src_data + at, 0, NULL, &j->up[k]);
+                                               j->src_data + at, 0, NULL, &j->up[2 * k]);
 }
 
 /* Band k back into the caller's memory on the second queue, after its conversion. */
@@ -229,8 +231,9 @@ static cl_int band_events_settle(band_job *j)
 {
     cl_int failed = CL_SUCCESS;
     cl_event *lists[] = {j->up, j->done, j->back};
+    const size_t lengths[] = {2 * MAX_BANDS, MAX_BANDS, MAX_BANDS};
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l)
-        for (size_t k = 0; k < MAX_BANDS; ++k) {
+        for (size_t k = 0; k < lengths[l]; ++k) {
             if (!lists[l][k])
                 continue;
             cl_int status = CL_COMPLETE;

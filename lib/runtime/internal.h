@@ -27,7 +27,7 @@ typedef struct clc_program_entry {
     cl_program program;
 } clc_program_entry;
 
-/* A kernel kept between calls: creating one cost 1-8 us of a 70 us 640x480 gray call on PoCL. */
+/* A kernel kept between calls: creating one cost 1-9 us of an 80 us 640x480 gray call on PoCL. */
 typedef struct clc_kernel_slot {
     cl_program program;
     char *name;
@@ -394,9 +394,10 @@ int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
 /* Frees what clc_host_alloc gave and the caller did not free (context destruction). */
 void clc__pinned_release_all(clc_context *ctx);
 /* dst[at..at + bytes) = src on `queue`, pipelined through the staging buffers; returns when src
- * may be reused. */
+ * may be reused. `last` (may be NULL): the events of the chunks still in flight then (retained,
+ * NULL where none), whose status tells whether they reached the device. */
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
-                         const void *src, size_t bytes);
+                         const void *src, size_t bytes, cl_event last[2]);
 /* dst = src[at..at + bytes) after the commands already on `queue`, pipelined the other way: the
  * host copies one chunk out while the next one's DMA runs. Blocking. */
 cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,

@@ -161,7 +161,7 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
         return NULL;
     if (!in_place) {
         *err = clc__staging_wanted(ctx, data, bytes)
-                   ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes)
+                   ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes, NULL)
                    : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
             clReleaseMemObject(m);

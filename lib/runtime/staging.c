@@ -392,13 +392,17 @@ int clc__staging_wanted(clc_context *ctx, const void *data, size_t bytes)
 }
 
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
-                         const void *src, size_t bytes)
+                         const void *src, size_t bytes, cl_event last[2])
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
         err = write_through(ctx, queue, s, dst, at, src, bytes);
+    /* The chunks still in flight are the last two: the earlier ones were waited for. */
+    for (int i = 0; last && i < 2; ++i)
+        if ((last[i] = err == CL_SUCCESS ? s->busy[i] : NULL) != NULL && clRetainEvent(last[i]))
+            last[i] = NULL;
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
