@@ -315,7 +315,7 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
                          "clc_gray: float destination memory is not 4-byte aligned");
 
     const gray_host h = {&plan, src};
-    return clc__image_host_call_rows(ctx, "gray", src_data, plan.src_bytes, plan.src_pitch, dst,
-                                     dst_data, plan.dst_bytes, plan.dst_pitch, host_launch,
-                                     host_launch_rows, &h);
+    return clc__image_host_call(ctx, "gray", src_data, plan.src_bytes, plan.src_pitch, dst,
+                                dst_data, plan.dst_bytes, plan.dst_pitch, host_launch,
+                                host_launch_rows, &h);
 }

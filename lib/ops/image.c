@@ -2,7 +2,6 @@
  * host-memory form shared by the image-to-image operations. */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../runtime/internal.h"
 
@@ -52,71 +51,21 @@ clc_status clc_image_span(const clc_image_desc *desc, size_t *bytes)
     return CLC_SUCCESS;
 }
 
-/* The pixels of each row of a device-side destination with pitch padding into host memory,
+/* The pixels of rows [r0, r1) of a device-side destination with pitch padding into host memory,
  * leaving the caller's padding bytes as they were. */
 static cl_int read_rows(cl_command_queue queue, cl_mem buffer, const clc_image_desc *dst,
-                        size_t pitch, void *host)
+                        size_t pitch, void *host, size_t r0, size_t r1, cl_bool blocking,
+                        cl_event *event)
 {
     const size_t row = dst->width * clc_pixel_size(dst->format);
-    const size_t origin[3] = {0, 0, 0}, region[3] = {row, dst->height, 1};
-    return clEnqueueReadBufferRect(queue, buffer, CL_TRUE, origin, origin, region, pitch, 0, pitch,
-                                   0, host, 0, NULL, NULL);
+    const size_t origin[3] = {0, r0, 0}, region[3] = {row, r1 - r0, 1};
+    return clEnqueueReadBufferRect(queue, buffer, blocking, origin, origin, region, pitch, 0, pitch,
+                                   0, host, 0, NULL, event);
 }
 
 static int aligned16(uintptr_t a, size_t b)
 {
     return ((a | b) & 15) == 0;
-}
-
-clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *src_data,
-                                size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
-                                void *dst_data, size_t dst_bytes, size_t dst_pitch,
-                                clc_image_launch launch, const void *plan)
-{
-    /* Devices that share host memory work on the caller's memory in place; others get device
-     * buffers and explicit copies. */
-    const int in_place = clc__host_in_place(ctx);
-    /* A device-side destination holds whole rows: some drivers (NVIDIA) bound-check a rectangle
-     * read by height * pitch, not by the last byte it touches. */
-    const size_t padding = dst_pitch - dst->width * clc_pixel_size(dst->format);
-    if (!in_place && dst_bytes > SIZE_MAX - padding)
-        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_%s: destination too large", what);
-    char call[96];
-    const size_t dst_alloc = in_place ? dst_bytes : dst_bytes + padding;
-    cl_int err = CL_SUCCESS;
-    cl_mem src_buf = clc__host_input(ctx, src_data, src_bytes, &err);
-    if (err != CL_SUCCESS) {
-        snprintf(call, sizeof call, "preparing the %s source", what);
-        return clc__cl_fail(ctx, err, call);
-    }
-    cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
-    if (err != CL_SUCCESS) {
-        clFinish(ctx->queue); /* the source's upload may still read the caller's memory */
-        clReleaseMemObject(src_buf);
-        snprintf(call, sizeof call, "clCreateBuffer(%s destination)", what);
-        return clc__cl_fail(ctx, err, call);
-    }
-    int aligned = aligned16(0, src_pitch) && aligned16(0, dst_pitch);
-    if (in_place)
-        aligned = aligned && aligned16((uintptr_t)src_data, 0) && aligned16((uintptr_t)dst_data, 0);
-    clc_status st = launch(ctx, plan, src_buf, dst_buf, aligned);
-    if (st == CLC_SUCCESS) {
-        /* Off the device only the pixels of each row come back, never the pitch padding. */
-        const int dense = padding == 0 || dst->height == 1;
-        err = in_place || dense ? clc__host_sync(ctx, dst_buf, dst_data, dst_bytes)
-                                : read_rows(ctx->queue, dst_buf, dst, dst_pitch, dst_data);
-        if (err != CL_SUCCESS) {
-            snprintf(call, sizeof call, "reading the %s destination back", what);
-            st = clc__cl_fail(ctx, err, call);
-        }
-    }
-    /* The caller's memory must not be in use once we return, whatever happened. */
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
-    clc__host_release(ctx, &dst_buf, err == CL_SUCCESS);
-    clc__host_release(ctx, &src_buf, err == CL_SUCCESS);
-    return st;
 }
 
 /* ---- banded host calls ---- */
@@ -180,12 +129,9 @@ static cl_int band_download(clc_context *ctx, band_job *j, size_t k)
     band_rows(j, k, &r0, &r1);
     const clc_image_desc *dst = j->dst;
     const size_t row = dst->width * clc_pixel_size(dst->format);
-    if (j->dst_pitch != row) { /* only the pixels of each row, never the padding */
-        const size_t origin[3] = {0, r0, 0}, region[3] = {row, r1 - r0, 1};
-        return clEnqueueReadBufferRect(j->down, j->dst_buf, CL_FALSE, origin, origin, region,
-                                       j->dst_pitch, 0, j->dst_pitch, 0, j->dst_data, 0, NULL,
-                                       &j->back[k]);
-    }
+    if (j->dst_pitch != row) /* only the pixels of each row, never the padding */
+        return read_rows(j->down, j->dst_buf, dst, j->dst_pitch, j->dst_data, r0, r1, CL_FALSE,
+                         &j->back[k]);
     size_t at = 0, len = 0;
     band_span(r0, r1, dst->height, j->dst_pitch, j->dst_bytes, &at, &len);
     return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at, len)
@@ -247,44 +193,26 @@ static cl_int band_events_settle(band_job *j)
     return failed;
 }
 
-clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const void *src_data,
-                                     size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
-                                     void *dst_data, size_t dst_bytes, size_t dst_pitch,
-                                     clc_image_launch launch, clc_image_launch_rows launch_rows,
-                                     const void *plan)
+/* The operation in bands of rows (clc__image_host_call, on a device with its own memory): band k
+ * converts while k + 1 uploads and k - 1 comes back on the context's second queue. `j` holds the
+ * caller's memory and the band count; `padding`: of the destination's pitch; `aligned`: the
+ * pitches allow the 16-byte paths. */
+static clc_status banded_call(clc_context *ctx, const char *what, band_job *j, size_t padding,
+                              int aligned, clc_image_launch_rows launch_rows, const void *plan)
 {
-    /* Off unless asked for: the bands' gain is the read-back hidden behind the upload, on a
-     * device with its own memory and copy engines that overlap; not yet measured on one. */
-    int forced = 1;
-    if (clc__switch(ctx, CLC_SW_BANDS, &forced) <= 0 || forced < 2 || clc__host_in_place(ctx) ||
-        dst->height < 2)
-        return clc__image_host_call(ctx, what, src_data, src_bytes, src_pitch, dst, dst_data,
-                                    dst_bytes, dst_pitch, launch, plan);
-    /* A device-side destination holds whole rows, as in clc__image_host_call. */
-    const size_t padding = dst_pitch - dst->width * clc_pixel_size(dst->format);
-    if (dst_bytes > SIZE_MAX - padding)
-        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_%s: destination too large", what);
-    band_job *j = calloc(1, sizeof *j);
-    if (!j)
-        return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_%s: bands", what);
-    j->src_data = src_data, j->src_bytes = src_bytes, j->src_pitch = src_pitch;
-    j->dst = dst, j->dst_data = dst_data, j->dst_bytes = dst_bytes, j->dst_pitch = dst_pitch;
-    j->bands = (size_t)forced < dst->height ? (size_t)forced : dst->height;
-    j->staged_up = clc__staging_wanted(ctx, src_data, src_bytes);
-    j->staged_down = clc__staging_wanted(ctx, dst_data, dst_bytes);
+    j->staged_up = clc__staging_wanted(ctx, j->src_data, j->src_bytes);
+    j->staged_down = clc__staging_wanted(ctx, j->dst_data, j->dst_bytes);
     cl_int err = clc__side_queue(ctx, &j->down);
     if (err == CL_SUCCESS)
-        j->src_buf = clc__scratch(ctx, CL_MEM_READ_ONLY, src_bytes, &err);
+        j->src_buf = clc__scratch(ctx, CL_MEM_READ_ONLY, j->src_bytes, &err);
     if (err == CL_SUCCESS)
-        j->dst_buf = clc__scratch(ctx, CL_MEM_WRITE_ONLY, dst_bytes + padding, &err);
+        j->dst_buf = clc__scratch(ctx, CL_MEM_WRITE_ONLY, j->dst_bytes + padding, &err);
     if (err != CL_SUCCESS) {
         clc__release_mem(&j->src_buf);
-        free(j);
         char call[96];
         snprintf(call, sizeof call, "preparing the %s bands", what);
         return clc__cl_fail(ctx, err, call);
     }
-    const int aligned = aligned16(0, src_pitch) && aligned16(0, dst_pitch);
     clc_status st = run_bands(ctx, what, j, launch_rows, plan, aligned);
     /* Both queues drained whatever happened, the main one first (the second waits on it): the
      * caller's memory must be free on return. */
@@ -301,6 +229,74 @@ clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const v
     }
     clc__host_release(ctx, &j->dst_buf, err == CL_SUCCESS);
     clc__host_release(ctx, &j->src_buf, err == CL_SUCCESS);
-    free(j);
+    return st;
+}
+
+clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *src_data,
+                                size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
+                                void *dst_data, size_t dst_bytes, size_t dst_pitch,
+                                clc_image_launch launch, clc_image_launch_rows launch_rows,
+                                const void *plan)
+{
+    /* Devices that share host memory work on the caller's memory in place; others get device
+     * buffers and explicit copies. */
+    const int in_place = clc__host_in_place(ctx);
+    /* A device-side destination holds whole rows: some drivers (NVIDIA) bound-check a rectangle
+     * read by height * pitch, not by the last byte it touches. */
+    const size_t padding = dst_pitch - dst->width * clc_pixel_size(dst->format);
+    if (!in_place && dst_bytes > SIZE_MAX - padding)
+        return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "clc_%s: destination too large", what);
+    int aligned = aligned16(0, src_pitch) && aligned16(0, dst_pitch);
+    /* Bands only where asked for (CLCOMPUTE_BANDS): their gain is the read-back hidden behind the
+     * upload, on a device with its own memory and copy engines that overlap; not yet measured
+     * on one. */
+    int bands = 1;
+    if (launch_rows && !in_place && dst->height > 1 && clc__switch(ctx, CLC_SW_BANDS, &bands) > 0 &&
+        bands > 1) {
+        band_job j = {.src_data = src_data,
+                      .src_bytes = src_bytes,
+                      .src_pitch = src_pitch,
+                      .dst = dst,
+                      .dst_data = dst_data,
+                      .dst_bytes = dst_bytes,
+                      .dst_pitch = dst_pitch,
+                      .bands = (size_t)bands < dst->height ? (size_t)bands : dst->height};
+        return banded_call(ctx, what, &j, padding, aligned, launch_rows, plan);
+    }
+    char call[96];
+    const size_t dst_alloc = in_place ? dst_bytes : dst_bytes + padding;
+    cl_int err = CL_SUCCESS;
+    cl_mem src_buf = clc__host_input(ctx, src_data, src_bytes, &err);
+    if (err != CL_SUCCESS) {
+        snprintf(call, sizeof call, "preparing the %s source", what);
+        return clc__cl_fail(ctx, err, call);
+    }
+    cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
+    if (err != CL_SUCCESS) {
+        clFinish(ctx->queue); /* the source's upload may still read the caller's memory */
+        clReleaseMemObject(src_buf);
+        snprintf(call, sizeof call, "clCreateBuffer(%s destination)", what);
+        return clc__cl_fail(ctx, err, call);
+    }
+    if (in_place)
+        aligned = aligned && aligned16((uintptr_t)src_data, 0) && aligned16((uintptr_t)dst_data, 0);
+    clc_status st = launch(ctx, plan, src_buf, dst_buf, aligned);
+    if (st == CLC_SUCCESS) {
+        /* Off the device only the pixels of each row come back, never the pitch padding. */
+        const int dense = padding == 0 || dst->height == 1;
+        err = in_place || dense ? clc__host_sync(ctx, dst_buf, dst_data, dst_bytes)
+                                : read_rows(ctx->queue, dst_buf, dst, dst_pitch, dst_data, 0,
+                                            dst->height, CL_TRUE, NULL);
+        if (err != CL_SUCCESS) {
+            snprintf(call, sizeof call, "reading the %s destination back", what);
+            st = clc__cl_fail(ctx, err, call);
+        }
+    }
+    /* The caller's memory must not be in use once we return, whatever happened. */
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    clc__host_release(ctx, &dst_buf, err == CL_SUCCESS);
+    clc__host_release(ctx, &src_buf, err == CL_SUCCESS);
     return st;
 }

@@ -162,5 +162,6 @@ clc_status clc_median(clc_context *ctx, const clc_image_desc *src, const void *s
                          "neighbours it would already have replaced)",
                          what);
     return clc__image_host_call(ctx, "median", src_data, plan.src_bytes, plan.src_pitch, dst,
-                                dst_data, plan.dst_bytes, plan.dst_pitch, host_launch, &plan);
+                                dst_data, plan.dst_bytes, plan.dst_pitch, host_launch, NULL,
+                                &plan); /* a window spans rows: no bands */
 }

@@ -347,19 +347,15 @@ typedef clc_status (*clc_image_launch_rows)(clc_context *ctx, const void *plan, 
  * destination as buffers (the caller's memory in place where the device shares it, else staged
  * or pinned transfers), `launch`, the destination's pixels back into dst_data (never the padding
  * of its pitch), and a wait, so that the caller's memory is free on return. `what` ("gray")
- * names the operation in messages. */
+ * names the operation in messages. `launch_rows` (NULL where output rows need other input rows
+ * than their own): where the device has its own memory and CLCOMPUTE_BANDS asks for it, the
+ * call runs in bands of rows, band k converting while k + 1 uploads and k - 1 comes back on the
+ * context's second queue. */
 clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *src_data,
                                 size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
                                 void *dst_data, size_t dst_bytes, size_t dst_pitch,
-                                clc_image_launch launch, const void *plan);
-/* clc__image_host_call for a row-local operation: where the device has its own memory and
- * CLCOMPUTE_BANDS asks for it, in bands of rows, band k converting while k + 1 uploads and
- * k - 1 comes back (on the context's second queue); else as clc__image_host_call. */
-clc_status clc__image_host_call_rows(clc_context *ctx, const char *what, const void *src_data,
-                                     size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
-                                     void *dst_data, size_t dst_bytes, size_t dst_pitch,
-                                     clc_image_launch launch, clc_image_launch_rows launch_rows,
-                                     const void *plan);
+                                clc_image_launch launch, clc_image_launch_rows launch_rows,
+                                const void *plan);
 
 /* ---- switches (switches.c) ---- */
 
