@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/ref/gray.h"
+#include "internal.h"
 
 #define GUARD FIXTURE_GUARD
 
@@ -188,6 +189,44 @@ static void pinned_memory_matches_the_reference(void **state)
             free(dst);
         free(ref);
     }
+}
+
+/* Bands (lib/ops/image.c) are chosen for images from clc_host_alloc memory on both sides, on a
+ * device with its own memory (the staged runs force one on a CPU), from 20 MiB of source up, or
+ * wherever CLCOMPUTE_BANDS asks. They run on the context's second queue, which exists only
+ * once a call has needed it. */
+static void large_pinned_images_run_in_bands(void **state)
+{
+    (void)state;
+    const clc_context_options options = fixture_options();
+    clc_context *ctx = fixture_context(&options);
+    int forced = 1;
+    const int asked = clc__switch(ctx, CLC_SW_BANDS, &forced) > 0;
+    const int own_memory = !clc__host_in_place(ctx);
+    const size_t sizes[][2] = {{1000, 1000}, {2600, 2700}}; /* 3 MB and 21 MB of RGB8 */
+    for (int big = 0; big < 2; ++big) {
+        const size_t w = sizes[big][0], h = sizes[big][1];
+        const clc_image_desc sd = {CLC_PIXEL_RGB8, w, h, 0}, dd = {CLC_PIXEL_GRAY8, w, h, 0};
+        unsigned char *src = NULL, *dst = NULL, *ref = malloc(w * h);
+        assert_non_null(ref);
+        assert_int_equal(clc_host_alloc(ctx, w * h * 3, (void **)&src), CLC_SUCCESS);
+        assert_int_equal(clc_host_alloc(ctx, w * h, (void **)&dst), CLC_SUCCESS);
+        for (size_t i = 0; i < w * h * 3; ++i)
+            src[i] = (unsigned char)(i * 131 + i / 7);
+        memset(dst, 0xEE, w * h);
+        clc__ref_gray(&sd, src, &dd, ref, CLC_GRAY_BT601);
+        if (clc_gray(ctx, &sd, src, &dd, dst, NULL) != CLC_SUCCESS)
+            fail_msg("clc_gray %zux%zu: %s", w, h, clc_last_error());
+        assert_memory_equal(dst, ref, w * h);
+        const int expected = own_memory && (asked ? forced > 1 : big);
+        if ((ctx->side_queue != NULL) != expected)
+            fail_msg("%zux%zu from pinned memory: bands %s, expected %s", w, h,
+                     ctx->side_queue ? "ran" : "did not run", expected ? "them" : "none");
+        assert_int_equal(clc_host_free(ctx, src), CLC_SUCCESS);
+        assert_int_equal(clc_host_free(ctx, dst), CLC_SUCCESS);
+        free(ref);
+    }
+    clc_context_destroy(ctx);
 }
 
 /* ---- device buffers ---- */
@@ -416,6 +455,7 @@ int main(void)
         FIXTURE_TEST(extremes_and_opencv_reference_values),
         FIXTURE_TEST(large_image_matches_the_reference),
         FIXTURE_TEST(pinned_memory_matches_the_reference),
+        cmocka_unit_test(large_pinned_images_run_in_bands),
         FIXTURE_TEST(device_buffers_at_any_offset_match_the_reference),
         FIXTURE_TEST(enqueue_waits_for_its_event_list),
         FIXTURE_TEST(argument_errors_are_refused_and_nothing_is_written),

@@ -348,9 +348,9 @@ typedef clc_status (*clc_image_launch_rows)(clc_context *ctx, const void *plan, 
  * or pinned transfers), `launch`, the destination's pixels back into dst_data (never the padding
  * of its pitch), and a wait, so that the caller's memory is free on return. `what` ("gray")
  * names the operation in messages. `launch_rows` (NULL where output rows need other input rows
- * than their own): where the device has its own memory and CLCOMPUTE_BANDS asks for it, the
- * call runs in bands of rows, band k converting while k + 1 uploads and k - 1 comes back on the
- * context's second queue. */
+ * than their own): where the device has its own memory and bands pay (large images from
+ * clc_host_alloc memory) or CLCOMPUTE_BANDS asks for them, the call runs in bands of rows, band k
+ * converting while k + 1 uploads and k - 1 comes back on the context's second queue. */
 clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *src_data,
                                 size_t src_bytes, size_t src_pitch, const clc_image_desc *dst,
                                 void *dst_data, size_t dst_bytes, size_t dst_pitch,
@@ -390,8 +390,8 @@ int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
 /* Frees what clc_host_alloc gave and the caller did not free (context destruction). */
 void clc__pinned_release_all(clc_context *ctx);
 /* dst[at..at + bytes) = src on `queue`, pipelined through the staging buffers; returns when src
- * may be reused. `last` (may be NULL): the events of the chunks still in flight then (retained,
- * NULL where none), whose status tells whether they reached the device. */
+ * may be reused. `last`: the events of the chunks still in flight then (retained, NULL where
+ * none), whose status tells whether they reached the device; NULL: they are waited for. */
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
                          const void *src, size_t bytes, cl_event last[2]);
 /* dst = src[at..at + bytes) after the commands already on `queue`, pipelined the other way: the

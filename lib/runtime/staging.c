@@ -399,10 +399,18 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
         err = write_through(ctx, queue, s, dst, at, src, bytes);
-    /* The chunks still in flight are the last two: the earlier ones were waited for. */
-    for (int i = 0; last && i < 2; ++i)
-        if ((last[i] = err == CL_SUCCESS ? s->busy[i] : NULL) != NULL && clRetainEvent(last[i]))
-            last[i] = NULL;
+    /* The chunks still in flight are the last two: the earlier ones were waited for. Without
+     * `last` they are waited for here, so that one that failed on the device fails the call
+     * (the caller's clFinish need not say so); its kernel would wait for them anyway. */
+    for (int i = 0; i < 2; ++i)
+        if (last) {
+            if ((last[i] = err == CL_SUCCESS ? s->busy[i] : NULL) != NULL && clRetainEvent(last[i]))
+                last[i] = NULL;
+        } else if (s) {
+            const cl_int settled = settle(s, i);
+            if (err == CL_SUCCESS)
+                err = settled;
+        }
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
