@@ -22,7 +22,8 @@ static void walk(char **argv, int argc, char *kinds, char *seen, size_t size)
         const char *text = kind == CLI_OPTION ? a.name : a.arg;
         strncat(seen, text, size - strlen(seen) - 2);
         strcat(seen, " ");
-        if (kind == CLI_OPTION && (cli_is(&a, "--op") || cli_is(&a, "-o"))) {
+        if (kind == CLI_OPTION &&
+            (cli_is(&a, "--op") || cli_is(&a, "-o") || cli_is(&a, "--output"))) {
             const char *v = cli_value(&a);
             strncat(seen, v ? v : "(none)", size - strlen(seen) - 2);
             strcat(seen, " ");
@@ -57,6 +58,21 @@ static int number(const char *option, const char *text, int rule, double *v)
     cli_args_init(&a, 3, argv);
     assert_int_equal(cli_next(&a), CLI_OPTION);
     return cli_number(&a, rule, v);
+}
+
+/* A value given twice is refused, under either spelling of -o/--output, with both values named;
+ * flags and positionals may repeat. */
+static void an_option_given_twice_is_refused(void **state)
+{
+    (void)state;
+    char kinds[16], seen[256];
+    char *argv1[] = {"reduce", "--op", "sum", "--op=max", "--json", "--json"};
+    walk(argv1, 6, kinds, seen, sizeof seen);
+    assert_string_equal(seen, "--op sum --op (none) --json --json ");
+    char *argv2[] = {"gray", "in.png", "-o", "a.png", "in.png", "--output=b.png"};
+    walk(argv2, 6, kinds, seen, sizeof seen);
+    assert_string_equal(kinds, "popo");
+    assert_string_equal(seen, "in.png -o a.png in.png --output (none) ");
 }
 
 static void numbers_are_checked_whole(void **state)
@@ -161,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(options_values_and_positionals),
+        cmocka_unit_test(an_option_given_twice_is_refused),
         cmocka_unit_test(numbers_are_checked_whole),
         cmocka_unit_test(progress_line_leaves_nothing_stale_and_messages_start_lines),
     };

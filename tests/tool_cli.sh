@@ -22,6 +22,10 @@ for cmd in $cmds; do
     rc=$?
     [ $rc -eq 2 ] || fail "$cmd --device without a value: exit $rc"
     grep -q "option --device needs a value" "$work/err" || fail "$cmd --device: $(cat "$work/err")"
+    "$tool" $cmd --device cpu --device=gpu > /dev/null 2> "$work/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "option --device given twice ('cpu', then 'gpu')" "$work/err" ||
+        fail "$cmd --device twice: exit $rc, $(cat "$work/err")"
     "$tool" $cmd --bogus=1 > /dev/null 2> "$work/err"
     rc=$?
     [ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$work/err" ||
@@ -34,6 +38,10 @@ done
     fail "--name=value options"
 "$tool" gray "$data/rgb.png" "$work/q.png" --quiet=yes 2> "$work/err"
 [ $? -eq 2 ] && grep -q "option --quiet takes no value" "$work/err" || fail "--quiet=yes"
+# -o and --output are one option: which of two outputs was meant is not guessed.
+"$tool" gray "$data/rgb.png" -o "$work/o1.png" --output "$work/o2.png" 2> "$work/err"
+[ $? -eq 2 ] && grep -q "option --output given twice" "$work/err" &&
+    [ ! -e "$work/o1.png" ] && [ ! -e "$work/o2.png" ] || fail "-o then --output: $(cat "$work/err")"
 "$tool" gray -- "$data/rgb.png" "$work/dash.png" || fail "'--' before paths"
 
 # The selectors of the README and of --help, here (CI: PoCL's CPU, no GPU).

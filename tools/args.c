@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +62,28 @@ static int negative_number(const char *text)
     return end != text && *end == '\0';
 }
 
+/* The value, or NULL after a message where the option already had one: a second --output
+ * would otherwise decide silently which of two files gets written. */
+static const char *taken(cli_args *a, const char *value)
+{
+    const char *name = strcmp(a->name, "-o") == 0 ? "--output" : a->name;
+    for (int i = 0; i < a->taken_count; ++i)
+        if (strcmp(a->taken[i].name, name) == 0) {
+            cli_error("option %s given twice ('%s', then '%s'); give it once", name,
+                      a->taken[i].value, value);
+            return NULL;
+        }
+    if (a->taken_count < (int)(sizeof a->taken / sizeof a->taken[0])) {
+        snprintf(a->taken[a->taken_count].name, sizeof a->taken[0].name, "%s", name);
+        a->taken[a->taken_count++].value = value;
+    }
+    return value;
+}
+
 const char *cli_value(cli_args *a)
 {
     if (a->given && *a->given)
-        return a->given;
+        return taken(a, a->given);
     if (!a->given && a->next < a->argc) {
         const char *v = a->argv[a->next];
         /* "-" (standard input or output), a number ("-5", "-inf") or anything a digit follows
@@ -72,7 +91,7 @@ const char *cli_value(cli_args *a)
         if (v[0] && (v[0] != '-' || v[1] == '\0' || negative_number(v) ||
                      isdigit((unsigned char)v[1]) || v[1] == '.')) {
             ++a->next;
-            return v;
+            return taken(a, v);
         }
     }
     cli_error("option %s needs a value", a->name);

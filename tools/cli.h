@@ -34,6 +34,13 @@ typedef struct cli_args {
     char name[64];     /* the current option, without "=value" */
     const char *given; /* the value given as "--name=value", or NULL */
     const char *arg;   /* the current argument as given (a positional's text) */
+    /* Options whose value was taken so far, so that a second one is refused rather than
+     * silently replacing the first. */
+    struct {
+        char name[64];
+        const char *value;
+    } taken[32];
+    int taken_count;
 } cli_args;
 
 enum { CLI_END = 0, CLI_OPTION = 1, CLI_POSITIONAL = 2 };
@@ -45,7 +52,8 @@ int cli_next(cli_args *a);
 /* Whether the current option is `name`; "-h" and "--help" both answer to "--help". */
 int cli_is(const cli_args *a, const char *name);
 /* The current option's value: inline, or the next argument (which may start with '-' only as a
- * number does). NULL after "option --name needs a value". */
+ * number does). NULL after "option --name needs a value", or after "option --name given twice"
+ * where an earlier argument gave it a value already (-o and --output are one option). */
 const char *cli_value(cli_args *a);
 /* For a flag: 0, or -1 after "option --name takes no value" when one was given inline. */
 int cli_flag(const cli_args *a);
