@@ -203,7 +203,7 @@ static void large_pinned_images_run_in_bands(void **state)
     int forced = 1;
     const int asked = clc__switch(ctx, CLC_SW_BANDS, &forced) > 0;
     const int own_memory = !clc__host_in_place(ctx);
-    const size_t sizes[][2] = {{1000, 1000}, {2600, 2700}}; /* 3 MB and 21 MB of RGB8 */
+    const size_t sizes[][2] = {{1000, 1000}, {4000, 3000}}; /* 3 MB and 36 MB of RGB8 */
     for (int big = 0; big < 2; ++big) {
         const size_t w = sizes[big][0], h = sizes[big][1];
         const clc_image_desc sd = {CLC_PIXEL_RGB8, w, h, 0}, dd = {CLC_PIXEL_GRAY8, w, h, 0};

@@ -69,10 +69,11 @@ static const char *taken(cli_args *a, const char *value)
     const char *name = strcmp(a->name, "-o") == 0 ? "--output" : a->name;
     for (int i = 0; i < a->taken_count; ++i)
         if (strcmp(a->taken[i].name, name) == 0) {
-            cli_error("option %s given twice ('%s', then '%s'); give it once", name,
+            cli_error("option %s given twice ('%s', then '%s'); give it once", a->name,
                       a->taken[i].value, value);
             return NULL;
         }
+    /* Past 32 valued options (no subcommand has as many) repeats go unnoticed. */
     if (a->taken_count < (int)(sizeof a->taken / sizeof a->taken[0])) {
         snprintf(a->taken[a->taken_count].name, sizeof a->taken[0].name, "%s", name);
         a->taken[a->taken_count++].value = value;

@@ -744,6 +744,7 @@ clc_status clc_depth_to_points_enqueue(clc_context *ctx, const clc_image_desc *d
  * Output buffers are created only once the number of points is known to fit. */
 typedef struct host_io {
     cl_mem depth, color, points, colors;
+    cl_event up[4]; /* the inputs' staged chunks still in flight (clc__host_input) */
 } host_io;
 
 /* idle: the queue has finished every command on them (they may be kept for the next call). */
@@ -807,7 +808,7 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     }
 
     const char *opts = build_options(depth->format);
-    host_io io = {NULL, NULL, NULL, NULL};
+    host_io io = {0};
     dense_scratch scratch = {0};
     cloud_shape shape;
     cl_int err = CL_SUCCESS;
@@ -820,11 +821,12 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (st != CLC_SUCCESS)
         return st;
 
-    io.depth = clc__host_input(ctx, depth_data, plan.depth_bytes, &err);
+    io.depth = clc__host_input(ctx, depth_data, plan.depth_bytes, io.up, &err);
     if (err == CL_SUCCESS && plan.has_color)
-        io.color = clc__host_input(ctx, color_data, plan.color_bytes, &err);
+        io.color = clc__host_input(ctx, color_data, plan.color_bytes, io.up + 2, &err);
     if (err != CL_SUCCESS) {
         clFinish(ctx->queue); /* the depth's upload may still read the caller's memory */
+        clc__events_settle(io.up, 4);
         host_io_release(ctx, &io, 0);
         return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
     }
@@ -873,12 +875,11 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
             st = clc__cl_fail(ctx, err, "reading the cloud back");
     }
     /* The caller's memory must not be in use once we return, whatever happened. */
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
+    int idle = 0;
+    st = clc__host_finish(ctx, st, io.up, 4, "cloud", &idle);
     *count = total;
-    scratch_release(ctx, &scratch, err == CL_SUCCESS);
-    host_io_release(ctx, &io, err == CL_SUCCESS);
+    scratch_release(ctx, &scratch, idle);
+    host_io_release(ctx, &io, idle);
     if (st != CLC_SUCCESS && st != CLC_ERROR_SIZE_OVERFLOW)
         *count = 0;
     return st;
@@ -923,12 +924,12 @@ clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_i
     const size_t depth_bytes = last * depth_step + plan.depth_bytes;
     const size_t color_bytes = plan.has_color ? last * color_step + plan.color_bytes : 0;
     const size_t out = frames * plan.n;
-    host_io io = {NULL, NULL, NULL, NULL};
+    host_io io = {0};
     cl_mem totals = NULL;
     cl_int err = CL_SUCCESS;
-    io.depth = clc__host_input(ctx, depth_data, depth_bytes, &err);
+    io.depth = clc__host_input(ctx, depth_data, depth_bytes, io.up, &err);
     if (err == CL_SUCCESS && plan.has_color)
-        io.color = clc__host_input(ctx, color_data, color_bytes, &err);
+        io.color = clc__host_input(ctx, color_data, color_bytes, io.up + 2, &err);
     if (err == CL_SUCCESS)
         io.points = clc__host_output(ctx, points, out * 12, &err);
     if (err == CL_SUCCESS && plan.has_color)
@@ -959,13 +960,12 @@ clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_i
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "reading the clouds back");
     }
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
+    int idle = 0;
+    st = clc__host_finish(ctx, st, io.up, 4, "cloud", &idle);
     for (size_t f = 0; f < frames; ++f)
         counts[f] = st != CLC_SUCCESS ? 0 : n ? n[f] : plan.n;
     free(n);
-    clc__host_release(ctx, &totals, err == CL_SUCCESS);
-    host_io_release(ctx, &io, err == CL_SUCCESS);
+    clc__host_release(ctx, &totals, idle);
+    host_io_release(ctx, &io, idle);
     return st;
 }

@@ -175,22 +175,10 @@ static clc_status run_bands(clc_context *ctx, const char *what, band_job *j,
 /* The first failed command among the job's events (CL_SUCCESS: none); releases them all. */
 static cl_int band_events_settle(band_job *j)
 {
-    cl_int failed = CL_SUCCESS;
-    cl_event *lists[] = {j->up, j->done, j->back};
-    const size_t lengths[] = {2 * MAX_BANDS, MAX_BANDS, MAX_BANDS};
-    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l)
-        for (size_t k = 0; k < lengths[l]; ++k) {
-            if (!lists[l][k])
-                continue;
-            cl_int status = CL_COMPLETE;
-            const cl_int err = clGetEventInfo(lists[l][k], CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                              sizeof status, &status, NULL);
-            if (failed == CL_SUCCESS && (err != CL_SUCCESS || status < 0))
-                failed = err != CL_SUCCESS ? err : status;
-            clReleaseEvent(lists[l][k]);
-            lists[l][k] = NULL;
-        }
-    return failed;
+    cl_int failed = clc__events_settle(j->up, 2 * MAX_BANDS);
+    const cl_int done = clc__events_settle(j->done, MAX_BANDS);
+    const cl_int back = clc__events_settle(j->back, MAX_BANDS);
+    return failed != CL_SUCCESS ? failed : done != CL_SUCCESS ? done : back;
 }
 
 /* The operation in bands of rows (clc__image_host_call, on a device with its own memory): band k
@@ -287,7 +275,8 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     char call[96];
     const size_t dst_alloc = in_place ? dst_bytes : dst_bytes + padding;
     cl_int err = CL_SUCCESS;
-    cl_mem src_buf = clc__host_input(ctx, src_data, src_bytes, &err);
+    cl_event up[2];
+    cl_mem src_buf = clc__host_input(ctx, src_data, src_bytes, up, &err);
     if (err != CL_SUCCESS) {
         snprintf(call, sizeof call, "preparing the %s source", what);
         return clc__cl_fail(ctx, err, call);
@@ -295,6 +284,7 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
     if (err != CL_SUCCESS) {
         clFinish(ctx->queue); /* the source's upload may still read the caller's memory */
+        clc__events_settle(up, 2);
         clReleaseMemObject(src_buf);
         snprintf(call, sizeof call, "clCreateBuffer(%s destination)", what);
         return clc__cl_fail(ctx, err, call);
@@ -314,10 +304,9 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
         }
     }
     /* The caller's memory must not be in use once we return, whatever happened. */
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
-    clc__host_release(ctx, &dst_buf, err == CL_SUCCESS);
-    clc__host_release(ctx, &src_buf, err == CL_SUCCESS);
+    int idle = 0;
+    st = clc__host_finish(ctx, st, up, 2, what, &idle);
+    clc__host_release(ctx, &dst_buf, idle);
+    clc__host_release(ctx, &src_buf, idle);
     return st;
 }

@@ -338,12 +338,14 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
                          "clc_reduce: data is not aligned to its %zu-byte elements",
                          clc_dtype_size(type));
     cl_int err = CL_SUCCESS;
-    cl_mem input = clc__host_input(ctx, data, bytes, &err);
+    cl_event up[2];
+    cl_mem input = clc__host_input(ctx, data, bytes, up, &err);
     if (err != CL_SUCCESS)
         return clc__cl_fail(ctx, err, "preparing the reduction input");
     cl_mem out = clc__scratch(ctx, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, &err);
     if (err != CL_SUCCESS) {
         clFinish(ctx->queue); /* the input's upload may still read the caller's memory */
+        clc__events_settle(up, 2);
         clReleaseMemObject(input);
         return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
     }
@@ -356,10 +358,8 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
             st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(reduction result)");
     }
     /* The caller's memory must not be in use once we return, whatever happened. */
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
-    const int idle = err == CL_SUCCESS;
+    int idle = 0;
+    st = clc__host_finish(ctx, st, up, 2, "reduction", &idle);
     if (st == CLC_SUCCESS)
         st = clc_reduce_decode(op, type, words, count, result);
     clc__host_release(ctx, &out, idle);

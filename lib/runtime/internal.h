@@ -237,9 +237,21 @@ typedef struct clc_arg {
 
 /* Host memory as a buffer: on devices that share host memory the caller's memory itself
  * (CL_MEM_USE_HOST_PTR, no copy); elsewhere a device buffer, filled by a non-blocking write for
- * an input. NULL with *err set on failure. */
-cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err);
+ * an input, whose staged chunks still in flight hand their events to `uploads` (NULL where
+ * none; clc__host_finish checks them). NULL with *err set on failure (no events then). */
+cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_event uploads[2],
+                       cl_int *err);
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err);
+/* The end of a call from host memory: waits for the context's queue, so that the caller's
+ * memory is free, then checks and releases the n upload events of clc__host_input (a command
+ * that failed on the device fails the call: a finish need not say so). Returns st, or where st
+ * is a success the first failure, with its message naming `what`'s input; *idle: whether the
+ * queue finished (its buffers may be kept). */
+clc_status clc__host_finish(clc_context *ctx, clc_status st, cl_event *uploads, size_t n,
+                            const char *what, int *idle);
+/* The first failed command among n events (CL_SUCCESS: none, NULL entries skipped); releases
+ * them and sets them NULL. */
+cl_int clc__events_settle(cl_event *events, size_t n);
 
 /* A device buffer for the library's own use (scratch, results copied back later). Under
  * CLCOMPUTE_POISON=N (tests) it starts filled with byte N, finished before return, so that a
@@ -390,8 +402,8 @@ int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
 /* Frees what clc_host_alloc gave and the caller did not free (context destruction). */
 void clc__pinned_release_all(clc_context *ctx);
 /* dst[at..at + bytes) = src on `queue`, pipelined through the staging buffers; returns when src
- * may be reused. `last`: the events of the chunks still in flight then (retained, NULL where
- * none), whose status tells whether they reached the device; NULL: they are waited for. */
+ * may be reused. `last`: the events of its chunks still in flight then (retained, NULL where
+ * none), whose status tells whether they reached the device (clc__events_settle). */
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
                          const void *src, size_t bytes, cl_event last[2]);
 /* dst = src[at..at + bytes) after the commands already on `queue`, pipelined the other way: the

@@ -152,8 +152,10 @@ clc_status clc__set_args(clc_context *ctx, cl_kernel kernel, const char *kernel_
     return CLC_SUCCESS;
 }
 
-cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int *err)
+cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_event uploads[2],
+                       cl_int *err)
 {
+    uploads[0] = uploads[1] = NULL;
     const int in_place = clc__host_in_place(ctx);
     cl_mem m = clc__create_buffer(ctx, CL_MEM_READ_ONLY | (in_place ? CL_MEM_USE_HOST_PTR : 0),
                                   bytes, in_place ? (void *)(uintptr_t)data : NULL, err);
@@ -161,14 +163,48 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_int 
         return NULL;
     if (!in_place) {
         *err = clc__staging_wanted(ctx, data, bytes)
-                   ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes, NULL)
+                   ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes, uploads)
                    : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
+            clc__events_settle(uploads, 2);
             clReleaseMemObject(m);
             return NULL;
         }
     }
     return m;
+}
+
+cl_int clc__events_settle(cl_event *events, size_t n)
+{
+    cl_int failed = CL_SUCCESS;
+    for (size_t k = 0; k < n; ++k) {
+        if (!events[k])
+            continue;
+        cl_int status = CL_COMPLETE;
+        const cl_int err = clGetEventInfo(events[k], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                          sizeof status, &status, NULL);
+        if (failed == CL_SUCCESS && (err != CL_SUCCESS || status < 0))
+            failed = err != CL_SUCCESS ? err : status;
+        clReleaseEvent(events[k]);
+        events[k] = NULL;
+    }
+    return failed;
+}
+
+clc_status clc__host_finish(clc_context *ctx, clc_status st, cl_event *uploads, size_t n,
+                            const char *what, int *idle)
+{
+    const cl_int err = clFinish(ctx->queue);
+    *idle = err == CL_SUCCESS;
+    if (err != CL_SUCCESS && st == CLC_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clFinish");
+    const cl_int failed = clc__events_settle(uploads, n);
+    if (failed != CL_SUCCESS && st == CLC_SUCCESS) {
+        char call[96];
+        snprintf(call, sizeof call, "uploading the %s input", what);
+        st = clc__cl_fail(ctx, failed, call);
+    }
+    return st;
 }
 
 cl_mem clc__host_output(clc_context *ctx, void *data, size_t bytes, cl_int *err)

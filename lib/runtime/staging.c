@@ -102,6 +102,14 @@ static cl_int buffers_fit(clc_context *ctx, cl_command_queue queue, clc_staging 
     if (*chunk <= s->allocated)
         return CL_SUCCESS;
     const size_t old = s->allocated, twice = 2 * old < s->capacity ? 2 * old : s->capacity;
+    /* The old buffers go once nothing uses them; a wait that fails (a chunk of an earlier call
+     * that failed on the device, which that call reported too) fails this transfer rather than
+     * pass unseen. */
+    for (int i = 0; i < 2; ++i) {
+        const cl_int err = settle(s, i);
+        if (err != CL_SUCCESS)
+            return err;
+    }
     buffers_drop(s, queue);
     cl_int err = buffers_make(ctx, queue, s, *chunk > twice ? *chunk : twice);
     if (err != CL_SUCCESS && old > 0 && buffers_make(ctx, queue, s, old) == CL_SUCCESS)
@@ -159,9 +167,10 @@ static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
 }
 
 /* dst[at..at + bytes) = src through s: the host copies chunk i into one buffer while the
- * device reads chunk i - 1 from the other. Returns when src may be reused. */
+ * device reads chunk i - 1 from the other. Returns when src may be reused; *used (may be NULL):
+ * how many of the two slots it wrote. */
 static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
-                            size_t at, const void *src, size_t bytes)
+                            size_t at, const void *src, size_t bytes, int *used)
 {
     size_t chunk = chunk_for(s, bytes);
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
@@ -175,6 +184,8 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
                            len);
         err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, at + off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
+        if (used && err == CL_SUCCESS && slot >= *used)
+            *used = slot + 1;
     }
     return err;
 }
@@ -321,7 +332,7 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
         t->staging->threads = variant_threads(variant);
     }
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
+        err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes, NULL);
     if (err == CL_SUCCESS)
         err = read_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
@@ -396,21 +407,16 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
+    int used = 0;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, s, dst, at, src, bytes);
-    /* The chunks still in flight are the last two: the earlier ones were waited for. Without
-     * `last` they are waited for here, so that one that failed on the device fails the call
-     * (the caller's clFinish need not say so); its kernel would wait for them anyway. */
+        err = write_through(ctx, queue, s, dst, at, src, bytes, &used);
+    /* The chunks still in flight are the last two this transfer wrote (the earlier ones were
+     * waited for); a slot it left alone may hold an earlier transfer's event. */
     for (int i = 0; i < 2; ++i)
-        if (last) {
-            if ((last[i] = err == CL_SUCCESS ? s->busy[i] : NULL) != NULL && clRetainEvent(last[i]))
-                last[i] = NULL;
-        } else if (s) {
-            const cl_int settled = settle(s, i);
-            if (err == CL_SUCCESS)
-                err = settled;
-        }
+        if ((last[i] = err == CL_SUCCESS && i < used ? s->busy[i] : NULL) != NULL &&
+            clRetainEvent(last[i]))
+            last[i] = NULL;
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
