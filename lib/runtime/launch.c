@@ -166,7 +166,6 @@ cl_mem clc__host_input(clc_context *ctx, const void *data, size_t bytes, cl_even
                    ? clc__staged_write(ctx, ctx->queue, m, 0, data, bytes, uploads)
                    : clEnqueueWriteBuffer(ctx->queue, m, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
         if (*err != CL_SUCCESS) {
-            clc__events_settle(uploads, 2);
             clReleaseMemObject(m);
             return NULL;
         }

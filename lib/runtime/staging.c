@@ -35,11 +35,12 @@ static size_t staging_reference(const clc_context *ctx)
 struct clc_staging {
     cl_mem buffer[2];
     void *host[2];
-    cl_event busy[2];   /* the last transfer using each buffer, NULL when idle */
-    size_t capacity;    /* the largest chunk */
-    size_t allocated;   /* bytes each buffer holds: at least the largest chunk used so far */
-    size_t reference;   /* transfers this large or larger use whole chunks; 0: all do (untimed) */
-    unsigned threads;   /* threads copying a chunk (the copier may have more: tuning) */
+    cl_event busy[2]; /* the last transfer using each buffer, NULL when idle */
+    int next;         /* the slot an upload starts in: the one its predecessor wrote less lately */
+    size_t capacity;  /* the largest chunk */
+    size_t allocated; /* bytes each buffer holds: at least the largest chunk used so far */
+    size_t reference; /* transfers this large or larger use whole chunks; 0: all do (untimed) */
+    unsigned threads; /* threads copying a chunk (the copier may have more: tuning) */
     clc_copier *copier; /* the threads that fill and empty the buffers; NULL for one */
 };
 
@@ -167,15 +168,18 @@ static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
 }
 
 /* dst[at..at + bytes) = src through s: the host copies chunk i into one buffer while the
- * device reads chunk i - 1 from the other. Returns when src may be reused; *used (may be NULL):
- * how many of the two slots it wrote. */
+ * device reads chunk i - 1 from the other. Returns when src may be reused; *wrote (may be NULL):
+ * the slots it wrote, a bit each. It starts in the slot the previous upload did not write last,
+ * so that its first copy (a cloud's colour after its depth) need not wait for that upload's
+ * last DMA. */
 static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
-                            size_t at, const void *src, size_t bytes, int *used)
+                            size_t at, const void *src, size_t bytes, int *wrote)
 {
     size_t chunk = chunk_for(s, bytes);
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
+    const int first = s->next;
     for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += chunk, ++i) {
-        const int slot = (int)(i % 2);
+        const int slot = (first + (int)(i % 2)) % 2;
         const size_t len = chunk_bytes(chunk, bytes, i);
         err = settle(s, slot);
         if (err != CL_SUCCESS)
@@ -184,8 +188,10 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
                            len);
         err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, at + off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
-        if (used && err == CL_SUCCESS && slot >= *used)
-            *used = slot + 1;
+        if (wrote && err == CL_SUCCESS)
+            *wrote |= 1 << slot;
+        if (err == CL_SUCCESS)
+            s->next = 1 - slot;
     }
     return err;
 }
@@ -407,14 +413,14 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
-    int used = 0;
+    int wrote = 0;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, s, dst, at, src, bytes, &used);
+        err = write_through(ctx, queue, s, dst, at, src, bytes, &wrote);
     /* The chunks still in flight are the last two this transfer wrote (the earlier ones were
      * waited for); a slot it left alone may hold an earlier transfer's event. */
     for (int i = 0; i < 2; ++i)
-        if ((last[i] = err == CL_SUCCESS && i < used ? s->busy[i] : NULL) != NULL &&
+        if ((last[i] = err == CL_SUCCESS && (wrote >> i & 1) ? s->busy[i] : NULL) != NULL &&
             clRetainEvent(last[i]))
             last[i] = NULL;
     clc_mutex_unlock(&ctx->staging_lock);
