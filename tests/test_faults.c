@@ -25,6 +25,8 @@ static unsigned calls, fail_at; /* failable calls so far; which one fails (0: no
  * device did the work anyway), so ignoring it would otherwise pass as a failure absorbed. */
 static int must_report;
 static long live_mem, live_kernel, live_program, live_queue, live_context;
+/* Events made by the wrapped enqueues and retained, less those released. */
+static long live_event;
 static long buffers_made; /* every clCreateBuffer that succeeded, armed or not */
 static long kernels_made; /* every clCreateKernel that succeeded, armed or not */
 
@@ -79,9 +81,17 @@ static int event_failed(cl_event e)
     return 0;
 }
 
+/* Counts the event an enqueue made, if any. */
+static cl_int event_made(cl_int err, const cl_event *event)
+{
+    live_event += armed && err == CL_SUCCESS && event && *event;
+    return err;
+}
+
 /* After a transfer was enqueued: a second failable call, where it fails on the device. */
 static void maybe_fail_on_device(cl_int err, const cl_event *event)
 {
+    event_made(err, event);
     if (err == CL_SUCCESS && event && *event && failed_count < 16 && fail_now()) {
         failed_events[failed_count++] = *event;
         reported(CL_SUCCESS);
@@ -286,7 +296,8 @@ cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint di
                                      const size_t *g, const size_t *l, cl_uint n, const cl_event *w,
                                      cl_event *e)
 {
-    return fail_now() ? CL_INJECTED : __real_clEnqueueNDRangeKernel(q, k, dims, o, g, l, n, w, e);
+    return fail_now() ? CL_INJECTED
+                      : event_made(__real_clEnqueueNDRangeKernel(q, k, dims, o, g, l, n, w, e), e);
 }
 
 cl_int __real_clEnqueueWriteBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *,
@@ -329,7 +340,12 @@ void *__wrap_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b, cl_map_
             *err = CL_MAP_FAILURE;
         return NULL;
     }
-    return __real_clEnqueueMapBuffer(q, m, b, f, o, s, n, w, e, err);
+    cl_int made = CL_SUCCESS;
+    void *p = __real_clEnqueueMapBuffer(q, m, b, f, o, s, n, w, e, &made);
+    if (err)
+        *err = made;
+    event_made(made, e);
+    return p;
 }
 
 cl_int __real_clFinish(cl_command_queue);
@@ -353,9 +369,10 @@ cl_int __wrap_clEnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool b, c
                                       size_t hrp, size_t hsp, void *p, cl_uint n, const cl_event *w,
                                       cl_event *e)
 {
-    return fail_now()
-               ? CL_INJECTED
-               : __real_clEnqueueReadBufferRect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, n, w, e);
+    return fail_now() ? CL_INJECTED
+                      : event_made(__real_clEnqueueReadBufferRect(q, m, b, bo, ho, r, brp, bsp, hrp,
+                                                                  hsp, p, n, w, e),
+                                   e);
 }
 
 cl_int __real_clEnqueueBarrierWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
@@ -366,7 +383,24 @@ cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const 
 {
     if (fail_now())
         return reported(CL_INJECTED);
-    return __real_clEnqueueBarrierWithWaitList(q, n, w, e);
+    return event_made(__real_clEnqueueBarrierWithWaitList(q, n, w, e), e);
+}
+
+cl_int __real_clRetainEvent(cl_event);
+cl_int __wrap_clRetainEvent(cl_event e);
+cl_int __wrap_clRetainEvent(cl_event e)
+{
+    const cl_int err = __real_clRetainEvent(e);
+    live_event += armed && err == CL_SUCCESS;
+    return err;
+}
+
+cl_int __real_clReleaseEvent(cl_event);
+cl_int __wrap_clReleaseEvent(cl_event e);
+cl_int __wrap_clReleaseEvent(cl_event e)
+{
+    live_event -= armed;
+    return __real_clReleaseEvent(e);
 }
 
 cl_int __real_clFlush(cl_command_queue);
@@ -857,14 +891,15 @@ static void every_failure_along(scenario run, const char *name, const char *cach
         calls = 0;
         must_report = 0;
         failed_count = 0;
-        live_mem = live_kernel = live_program = live_queue = live_context = 0;
+        live_mem = live_kernel = live_program = live_queue = live_context = live_event = 0;
         armed = 1;
         const clc_status st = run(cache_dir);
         armed = 0;
-        if (live_mem || live_kernel || live_program || live_queue || live_context)
+        if (live_mem || live_kernel || live_program || live_queue || live_context || live_event)
             fail_msg("%s, call %u failing: still held at the end: %ld buffers, %ld kernels, "
-                     "%ld programs, %ld queues, %ld contexts",
-                     name, fail_at, live_mem, live_kernel, live_program, live_queue, live_context);
+                     "%ld programs, %ld queues, %ld contexts, %ld events",
+                     name, fail_at, live_mem, live_kernel, live_program, live_queue, live_context,
+                     live_event);
         if (must_report && st == CLC_SUCCESS)
             fail_msg("%s, call %u failing: a failure the call must report, and it succeeded", name,
                      fail_at);
