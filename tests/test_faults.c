@@ -608,19 +608,27 @@ static clc_status timed_staging_call(const char *cache_dir)
 /* Gray in bands of rows (lib/ops/image.c), staged as on a device with its own memory: an
  * ordinary source and a clc_host_alloc destination (both kinds of transfer), twice, the second
  * call taking the first one's pooled buffers. Results checked. */
+/* A context whose transfers are staged as CLCOMPUTE_STAGING=always would make them, in fixed
+ * small chunks (so that every transfer crosses chunk boundaries and no staging timing runs),
+ * and no variant timed (gray_faults covers that): a few hundred failable calls a scenario. */
+static clc_status open_staged_context(const char *cache_dir, size_t chunk, clc_context **ctx)
+{
+    const clc_status st = open_context(cache_dir, ctx);
+    if (st == CLC_SUCCESS) {
+        (*ctx)->staging_mode = CLC_STAGING_ALWAYS;
+        (*ctx)->staging_fixed = 1;
+        (*ctx)->staging_chunk = chunk;
+        clc__switch_set(*ctx, CLC_SW_TUNE, "0");
+    }
+    return st;
+}
+
 static clc_status banded_gray_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
-    clc_status st = open_context(cache_dir, &ctx);
+    clc_status st = open_staged_context(cache_dir, 4099, &ctx);
     if (st != CLC_SUCCESS)
         return st;
-    /* As CLCOMPUTE_STAGING=always would have made it: fixed small chunks, so that every band
-     * crosses chunk boundaries and no staging timing runs; gray's variant is not timed either
-     * (gray_faults covers that), which keeps the scenario's failable calls to a few hundred. */
-    ctx->staging_mode = CLC_STAGING_ALWAYS;
-    ctx->staging_fixed = 1;
-    ctx->staging_chunk = 4099;
-    clc__switch_set(ctx, CLC_SW_TUNE, "0");
     clc__switch_set(ctx, CLC_SW_BANDS, "3");
     /* 22 rows: bands of 7, 7 and 8. The second round writes a padded destination (rows read
      * back one by one), whose padding must stay as it was. */
@@ -652,14 +660,9 @@ static clc_status banded_gray_call(const char *cache_dir)
 static clc_status staged_cloud_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
-    clc_status st = open_context(cache_dir, &ctx);
+    clc_status st = open_staged_context(cache_dir, 700, &ctx); /* depth in 3 chunks, colour 5 */
     if (st != CLC_SUCCESS)
         return st;
-    /* Small chunks (depth in three, colour in five), no timing: as in banded_gray_call. */
-    ctx->staging_mode = CLC_STAGING_ALWAYS;
-    ctx->staging_fixed = 1;
-    ctx->staging_chunk = 700;
-    clc__switch_set(ctx, CLC_SW_TUNE, "0");
     enum { FRAMES = 2 };
     const clc_image_desc depth = {CLC_PIXEL_DEPTH_U16, W, H, 0}, color = {CLC_PIXEL_RGB8, W, H, 0};
     const clc_intrinsics k = {30.0, 30.0, W / 2.0, H / 2.0};
