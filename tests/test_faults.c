@@ -821,6 +821,7 @@ static clc_status wrapped_cloud_enqueue(const char *cache_dir)
         st = clc_depth_to_points_enqueue(ctx, &depth, in, 0, NULL, NULL, 0, &k, NULL, pts, NULL,
                                          cnt, 0, NULL, &done);
     clc_context_destroy(ctx);
+    live_event -= done != NULL; /* the caller's, released below with injection paused */
 
     armed = 0;
     if (st == CLC_SUCCESS) {
