@@ -69,9 +69,19 @@ static int fail_now(void)
 
 /* Transfers made to fail on the device: enqueued, then reported failed by their event to
  * whoever asks (its status, a wait on it). A library that never asks passes unseen, hence the
- * must_report their injection sets. Emptied before each run. */
+ * must_report their injection sets. Each is held (outside the library's count) until the run
+ * ends, so that no later event gets its address. */
 static cl_event failed_events[16];
 static int failed_count;
+cl_int __real_clRetainEvent(cl_event);
+cl_int __real_clReleaseEvent(cl_event);
+
+static void failed_events_drop(void)
+{
+    for (int i = 0; i < failed_count; ++i)
+        __real_clReleaseEvent(failed_events[i]);
+    failed_count = 0;
+}
 
 static int event_failed(cl_event e)
 {
@@ -92,7 +102,8 @@ static cl_int event_made(cl_int err, const cl_event *event)
 static void maybe_fail_on_device(cl_int err, const cl_event *event)
 {
     event_made(err, event);
-    if (err == CL_SUCCESS && event && *event && failed_count < 16 && fail_now()) {
+    if (err == CL_SUCCESS && event && *event && failed_count < 16 && fail_now() &&
+        __real_clRetainEvent(*event) == CL_SUCCESS) {
         failed_events[failed_count++] = *event;
         reported(CL_SUCCESS);
     }
@@ -386,7 +397,6 @@ cl_int __wrap_clEnqueueBarrierWithWaitList(cl_command_queue q, cl_uint n, const 
     return event_made(__real_clEnqueueBarrierWithWaitList(q, n, w, e), e);
 }
 
-cl_int __real_clRetainEvent(cl_event);
 cl_int __wrap_clRetainEvent(cl_event e);
 cl_int __wrap_clRetainEvent(cl_event e)
 {
@@ -395,7 +405,6 @@ cl_int __wrap_clRetainEvent(cl_event e)
     return err;
 }
 
-cl_int __real_clReleaseEvent(cl_event);
 cl_int __wrap_clReleaseEvent(cl_event e);
 cl_int __wrap_clReleaseEvent(cl_event e)
 {
@@ -507,10 +516,14 @@ static clc_status repeat_calls(const char *cache_dir)
         const size_t h = round == 2 ? H - H / 4 : H;
         const clc_image_desc src = {CLC_PIXEL_RGB8, W, h, 0}, dst = {CLC_PIXEL_GRAY8, W, h, 0};
         memset(out, 0, sizeof out);
+        const int after = calls >= fail_at;
         st = clc_gray(ctx, &src, in, &dst, out, NULL);
         clc__ref_gray(&src, in, &dst, ref, CLC_GRAY_BT601);
         if (st == CLC_SUCCESS && memcmp(out, ref, W * h) != 0)
             fail_msg("gray %d succeeded with a wrong result (call %u failed)", round, fail_at);
+        if (after && st != CLC_SUCCESS)
+            fail_msg("gray %d failed after an earlier call's failure (call %u): %s", round, fail_at,
+                     clc_last_error());
         if (first == CLC_SUCCESS)
             first = st;
     }
@@ -519,10 +532,14 @@ static clc_status repeat_calls(const char *cache_dir)
         x[i] = (i * 7919) % 1000 - 500;
     for (int round = 0; round < 2; ++round) {
         clc_reduce_result r, want;
+        const int after = calls >= fail_at;
         st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &r);
         clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &want, NULL);
         if (st == CLC_SUCCESS && r.i != want.i)
             fail_msg("reduce %d succeeded with a wrong result (call %u failed)", round, fail_at);
+        if (after && st != CLC_SUCCESS)
+            fail_msg("reduce %d failed after an earlier call's failure (call %u): %s", round,
+                     fail_at, clc_last_error());
         if (first == CLC_SUCCESS)
             first = st;
     }
@@ -704,6 +721,38 @@ static clc_status staged_cloud_call(const char *cache_dir)
     }
     clc_context_destroy(ctx); /* frees pp and pc too */
     return st;
+}
+
+/* Two staged reductions in three chunks each on one context: whatever failure the first call
+ * reports, the second must succeed; a failed upload chunk the first call reported must not
+ * fail it again through the staging slot it used (the second upload starts there). */
+static clc_status staged_reduce_twice_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_staged_context(cache_dir, 4096, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    static int32_t x[3001];
+    for (int i = 0; i < 3001; ++i)
+        x[i] = (i * 7919) % 1000 - 500;
+    clc_reduce_result want;
+    clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001, &want, NULL);
+    clc_status first = CLC_SUCCESS;
+    for (int round = 0; round < 2; ++round) {
+        clc_reduce_result r;
+        const int after = calls >= fail_at;
+        st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001, &r);
+        if (st == CLC_SUCCESS && r.i != want.i)
+            fail_msg("staged sum %d succeeded with a wrong result (call %u failed)", round,
+                     fail_at);
+        if (after && st != CLC_SUCCESS)
+            fail_msg("staged sum %d failed after an earlier call's failure (call %u): %s", round,
+                     fail_at, clc_last_error());
+        if (first == CLC_SUCCESS)
+            first = st;
+    }
+    clc_context_destroy(ctx);
+    return first;
 }
 
 static clc_status copy_call(const char *cache_dir)
@@ -894,11 +943,11 @@ static void every_failure_along(scenario run, const char *name, const char *cach
     for (fail_at = 1; fail_at < 5000; ++fail_at) {
         calls = 0;
         must_report = 0;
-        failed_count = 0;
         live_mem = live_kernel = live_program = live_queue = live_context = live_event = 0;
         armed = 1;
         const clc_status st = run(cache_dir);
         armed = 0;
+        failed_events_drop();
         if (live_mem || live_kernel || live_program || live_queue || live_context || live_event)
             fail_msg("%s, call %u failing: still held at the end: %ld buffers, %ld kernels, "
                      "%ld programs, %ld queues, %ld contexts, %ld events",
@@ -1078,6 +1127,12 @@ static void staged_cloud_faults(void **state)
     every_failure_along(staged_cloud_call, "cloud with colour, staged", NULL);
 }
 
+static void staged_reduce_twice_faults(void **state)
+{
+    (void)state;
+    every_failure_along(staged_reduce_twice_call, "two staged sums on one context", NULL);
+}
+
 static void copy_faults(void **state)
 {
     (void)state;
@@ -1134,6 +1189,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(kernels_reused),
         cmocka_unit_test(banded_gray_faults),
         cmocka_unit_test(staged_cloud_faults),
+        cmocka_unit_test(staged_reduce_twice_faults),
         cmocka_unit_test(kernels_replaced_when_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,6 +209,8 @@ static clc_status banded_call(clc_context *ctx, const char *what, band_job *j, s
     err = err != CL_SUCCESS ? err : err_down;
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
+    if (err == CL_SUCCESS)
+        clc__staging_forget(ctx, j->up, 2 * MAX_BANDS);
     const cl_int failed = band_events_settle(j);
     if (failed != CL_SUCCESS && st == CLC_SUCCESS) {
         char call[96];

@@ -410,6 +410,10 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
  * host copies one chunk out while the next one's DMA runs. Blocking. */
 cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,
                         size_t bytes);
+/* Frees the staging slots still marked busy with any of these n events, whose commands have
+ * ended (the caller finished their queue) and whose status the caller checks: a failure is
+ * then reported by the call that made it, not again by the next transfer to use the slot. */
+void clc__staging_forget(clc_context *ctx, const cl_event *events, size_t n);
 /* Unmaps and releases the staging buffers, if any. */
 void clc__staging_release(clc_context *ctx);
 /* The chunk a staged transfer of `bytes` uses, and the threads copying it; makes the staging

@@ -197,6 +197,8 @@ clc_status clc__host_finish(clc_context *ctx, clc_status st, cl_event *uploads, 
     *idle = err == CL_SUCCESS;
     if (err != CL_SUCCESS && st == CLC_SUCCESS)
         st = clc__cl_fail(ctx, err, "clFinish");
+    if (*idle)
+        clc__staging_forget(ctx, uploads, n);
     const cl_int failed = clc__events_settle(uploads, n);
     if (failed != CL_SUCCESS && st == CLC_SUCCESS) {
         char call[96];

@@ -427,6 +427,18 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
     return err;
 }
 
+void clc__staging_forget(clc_context *ctx, const cl_event *events, size_t n)
+{
+    clc_mutex_lock(&ctx->staging_lock);
+    for (int slot = 0; ctx->staging && slot < 2; ++slot)
+        for (size_t k = 0; k < n && ctx->staging->busy[slot]; ++k)
+            if (events[k] == ctx->staging->busy[slot]) {
+                clReleaseEvent(ctx->staging->busy[slot]);
+                ctx->staging->busy[slot] = NULL;
+            }
+    clc_mutex_unlock(&ctx->staging_lock);
+}
+
 cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,
                         size_t bytes)
 {
