@@ -499,6 +499,31 @@ static clc_status gray_call(const char *cache_dir)
  * the buffers the first ones left in the context's pool (pool.c; device buffers exist where
  * transfers are staged: faults_pool runs this with CLCOMPUTE_STAGING=always), a smaller gray
  * one larger than it needs. Every result is checked. */
+/* Two int32 sums (3001 and 3000 elements) on ctx, each checked when it succeeds and required to
+ * succeed where an earlier call took the failure: `first`, or where it was a success the first
+ * failure. */
+static clc_status two_sums(clc_context *ctx, clc_status first)
+{
+    static int32_t x[3001];
+    for (int i = 0; i < 3001; ++i)
+        x[i] = (i * 7919) % 1000 - 500;
+    for (int round = 0; round < 2; ++round) {
+        clc_reduce_result r, want;
+        const int after = calls >= fail_at;
+        const clc_status st =
+            clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &r);
+        clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &want, NULL);
+        if (st == CLC_SUCCESS && r.i != want.i)
+            fail_msg("sum %d succeeded with a wrong result (call %u failed)", round, fail_at);
+        if (after && st != CLC_SUCCESS)
+            fail_msg("sum %d failed after an earlier call's failure (call %u): %s", round, fail_at,
+                     clc_last_error());
+        if (first == CLC_SUCCESS)
+            first = st;
+    }
+    return first;
+}
+
 static clc_status repeat_calls(const char *cache_dir)
 {
     clc_context *ctx = NULL;
@@ -527,22 +552,7 @@ static clc_status repeat_calls(const char *cache_dir)
         if (first == CLC_SUCCESS)
             first = st;
     }
-    int32_t x[3001];
-    for (int i = 0; i < 3001; ++i)
-        x[i] = (i * 7919) % 1000 - 500;
-    for (int round = 0; round < 2; ++round) {
-        clc_reduce_result r, want;
-        const int after = calls >= fail_at;
-        st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &r);
-        clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001 - (size_t)round, &want, NULL);
-        if (st == CLC_SUCCESS && r.i != want.i)
-            fail_msg("reduce %d succeeded with a wrong result (call %u failed)", round, fail_at);
-        if (after && st != CLC_SUCCESS)
-            fail_msg("reduce %d failed after an earlier call's failure (call %u): %s", round,
-                     fail_at, clc_last_error());
-        if (first == CLC_SUCCESS)
-            first = st;
-    }
+    first = two_sums(ctx, first);
     clc_context_destroy(ctx);
     return first;
 }
@@ -732,27 +742,9 @@ static clc_status staged_reduce_twice_call(const char *cache_dir)
     clc_status st = open_staged_context(cache_dir, 4096, &ctx);
     if (st != CLC_SUCCESS)
         return st;
-    static int32_t x[3001];
-    for (int i = 0; i < 3001; ++i)
-        x[i] = (i * 7919) % 1000 - 500;
-    clc_reduce_result want;
-    clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001, &want, NULL);
-    clc_status first = CLC_SUCCESS;
-    for (int round = 0; round < 2; ++round) {
-        clc_reduce_result r;
-        const int after = calls >= fail_at;
-        st = clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_I32, x, 3001, &r);
-        if (st == CLC_SUCCESS && r.i != want.i)
-            fail_msg("staged sum %d succeeded with a wrong result (call %u failed)", round,
-                     fail_at);
-        if (after && st != CLC_SUCCESS)
-            fail_msg("staged sum %d failed after an earlier call's failure (call %u): %s", round,
-                     fail_at, clc_last_error());
-        if (first == CLC_SUCCESS)
-            first = st;
-    }
+    st = two_sums(ctx, CLC_SUCCESS);
     clc_context_destroy(ctx);
-    return first;
+    return st;
 }
 
 static clc_status copy_call(const char *cache_dir)

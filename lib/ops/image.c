@@ -172,15 +172,6 @@ static clc_status run_bands(clc_context *ctx, const char *what, band_job *j,
     return st;
 }
 
-/* The first failed command among the job's events (CL_SUCCESS: none); releases them all. */
-static cl_int band_events_settle(band_job *j)
-{
-    cl_int failed = clc__events_settle(j->up, 2 * MAX_BANDS);
-    const cl_int done = clc__events_settle(j->done, MAX_BANDS);
-    const cl_int back = clc__events_settle(j->back, MAX_BANDS);
-    return failed != CL_SUCCESS ? failed : done != CL_SUCCESS ? done : back;
-}
-
 /* The operation in bands of rows (clc__image_host_call, on a device with its own memory): band k
  * converts while k + 1 uploads and k - 1 comes back on the context's second queue. `j` holds the
  * caller's memory and the band count; `padding`: of the destination's pitch; `aligned`: the
@@ -202,23 +193,26 @@ static clc_status banded_call(clc_context *ctx, const char *what, band_job *j, s
         return clc__cl_fail(ctx, err, call);
     }
     clc_status st = run_bands(ctx, what, j, launch_rows, plan, aligned);
-    /* Both queues drained whatever happened, the main one first (the second waits on it): the
-     * caller's memory must be free on return. */
-    err = clFinish(ctx->queue);
-    const cl_int err_down = clFinish(j->down);
-    err = err != CL_SUCCESS ? err : err_down;
-    if (err != CL_SUCCESS && st == CLC_SUCCESS)
-        st = clc__cl_fail(ctx, err, "clFinish");
-    if (err == CL_SUCCESS)
-        clc__staging_forget(ctx, j->up, 2 * MAX_BANDS);
-    const cl_int failed = band_events_settle(j);
+    /* Both queues drained whatever happened, the main one (with the uploads, checked there)
+     * first, as the second waits on it: the caller's memory must be free on return. */
+    int idle = 0;
+    st = clc__host_finish(ctx, st, j->up, 2 * MAX_BANDS, what, &idle);
+    err = clFinish(j->down);
+    if (err != CL_SUCCESS) {
+        idle = 0;
+        if (st == CLC_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clFinish");
+    }
+    const cl_int done = clc__events_settle(j->done, MAX_BANDS);
+    const cl_int back = clc__events_settle(j->back, MAX_BANDS);
+    const cl_int failed = done != CL_SUCCESS ? done : back;
     if (failed != CL_SUCCESS && st == CLC_SUCCESS) {
         char call[96];
         snprintf(call, sizeof call, "a band of the %s call on the device", what);
         st = clc__cl_fail(ctx, failed, call);
     }
-    clc__host_release(ctx, &j->dst_buf, err == CL_SUCCESS);
-    clc__host_release(ctx, &j->src_buf, err == CL_SUCCESS);
+    clc__host_release(ctx, &j->dst_buf, idle);
+    clc__host_release(ctx, &j->src_buf, idle);
     return st;
 }
 
