@@ -318,9 +318,11 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
  * samples (so loads and stores stay coalesced). The valid flags of all planes are counted with
  * one scan: each plane's count lives in its own 10-bit field of a ulong, which holds for
  * work-groups of up to 1023 items (the host uses at most 128). */
+#ifndef PLANES /* build options may override both, as experiments do */
 #define PLANES 6
 #define FIELD 10
-#define FIELD_MASK 1023ul
+#endif
+#define FIELD_MASK ((1ul << FIELD) - 1)
 
 /* Inclusive Hillis-Steele scan of packed counters over two halves of scratch (2 * l values),
  * one barrier a step; returns this item's value, and the work-group's total in *total. */

@@ -825,10 +825,12 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
     if (err == CL_SUCCESS && plan.has_color)
         io.color = clc__host_input(ctx, color_data, plan.color_bytes, io.up + 2, &err);
     if (err != CL_SUCCESS) {
-        clFinish(ctx->queue); /* the depth's upload may still read the caller's memory */
-        clc__events_settle(io.up, 4);
-        host_io_release(ctx, &io, 0);
-        return clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)");
+        /* The depth's upload may still read the caller's memory: finished first. */
+        int idle;
+        const clc_status failed = clc__host_finish(
+            ctx, clc__cl_fail(ctx, err, "clCreateBuffer(cloud input)"), io.up, 4, "cloud", &idle);
+        host_io_release(ctx, &io, idle);
+        return failed;
     }
     const frame_args frame = frame_from(&plan, io.depth, 0, 0, io.color, 0, 0);
 

@@ -279,11 +279,13 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     }
     cl_mem dst_buf = clc__host_output(ctx, dst_data, dst_alloc, &err);
     if (err != CL_SUCCESS) {
-        clFinish(ctx->queue); /* the source's upload may still read the caller's memory */
-        clc__events_settle(up, 2);
-        clReleaseMemObject(src_buf);
+        /* The source's upload may still read the caller's memory: finished first. */
+        int idle;
         snprintf(call, sizeof call, "clCreateBuffer(%s destination)", what);
-        return clc__cl_fail(ctx, err, call);
+        const clc_status failed =
+            clc__host_finish(ctx, clc__cl_fail(ctx, err, call), up, 2, what, &idle);
+        clReleaseMemObject(src_buf);
+        return failed;
     }
     if (in_place)
         aligned = aligned && aligned16((uintptr_t)src_data, 0) && aligned16((uintptr_t)dst_data, 0);

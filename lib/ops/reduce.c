@@ -344,10 +344,13 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
         return clc__cl_fail(ctx, err, "preparing the reduction input");
     cl_mem out = clc__scratch(ctx, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, &err);
     if (err != CL_SUCCESS) {
-        clFinish(ctx->queue); /* the input's upload may still read the caller's memory */
-        clc__events_settle(up, 2);
+        /* The input's upload may still read the caller's memory: finished first. */
+        int idle;
+        const clc_status failed =
+            clc__host_finish(ctx, clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)"), up, 2,
+                             "reduction", &idle);
         clReleaseMemObject(input);
-        return clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
+        return failed;
     }
     unsigned char words[CLC_REDUCE_RESULT_BYTES];
     if (st == CLC_SUCCESS)
