@@ -747,6 +747,55 @@ static clc_status staged_reduce_twice_call(const char *cache_dir)
     return st;
 }
 
+/* Two staged uploads in flight at once, as two threads' calls on one context can be: the second
+ * starts in the staging slot holding the first's middle chunk, then takes the one holding its
+ * last. A chunk of the first that fails on the device is the first's to report, when it checks
+ * its events after finishing the queue; the second must not fail on it, and both must land. */
+static clc_status interleaved_uploads_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    clc_status st = open_staged_context(cache_dir, 4096, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    enum { BYTES = 3 * 4096 - 100 }; /* three chunks each */
+    static unsigned char in[2][BYTES], back[BYTES];
+    for (size_t i = 0; i < BYTES; ++i)
+        in[0][i] = (unsigned char)(i * 31 + 3), in[1][i] = (unsigned char)(i * 17 + 11);
+    cl_int err = CL_SUCCESS;
+    cl_mem buf[2] = {NULL, NULL};
+    for (int u = 0; u < 2 && err == CL_SUCCESS; ++u)
+        buf[u] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, BYTES, NULL, &err);
+    clc_status up[2] = {CLC_SUCCESS, CLC_SUCCESS};
+    if (err != CL_SUCCESS)
+        up[0] = clc__cl_fail(ctx, err, "clCreateBuffer");
+    cl_event events[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    unsigned first_ends = calls; /* the last failable call of the first upload */
+    for (int u = 0; u < 2 && up[0] == CLC_SUCCESS; ++u) {
+        err = clc__staged_write(ctx, ctx->queue, buf[u], 0, in[u], BYTES, events[u]);
+        if (err != CL_SUCCESS)
+            up[u] = clc__cl_fail(ctx, err, "clc__staged_write");
+        if (u == 0)
+            first_ends = calls;
+    }
+    int idle;
+    up[1] = clc__host_finish(ctx, up[1], events[1], 2, "second", &idle);
+    up[0] = clc__host_finish(ctx, up[0], events[0], 2, "first", &idle);
+    if (fail_at <= first_ends && up[1] != CLC_SUCCESS)
+        fail_msg("call %u, of the first upload, failed the second: %s", fail_at, clc_last_error());
+    st = up[0] != CLC_SUCCESS ? up[0] : up[1];
+    for (int u = 0; u < 2 && st == CLC_SUCCESS; ++u) {
+        err = clEnqueueReadBuffer(ctx->queue, buf[u], CL_TRUE, 0, BYTES, back, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer");
+        else if (memcmp(back, in[u], BYTES) != 0)
+            fail_msg("upload %d succeeded with wrong bytes (call %u failed)", u, fail_at);
+    }
+    for (int u = 0; u < 2; ++u)
+        clc__release_mem(&buf[u]);
+    clc_context_destroy(ctx);
+    return st;
+}
+
 static clc_status copy_call(const char *cache_dir)
 {
     clc_context *ctx = NULL;
@@ -1125,6 +1174,12 @@ static void staged_reduce_twice_faults(void **state)
     every_failure_along(staged_reduce_twice_call, "two staged sums on one context", NULL);
 }
 
+static void interleaved_uploads_faults(void **state)
+{
+    (void)state;
+    every_failure_along(interleaved_uploads_call, "two staged uploads in flight at once", NULL);
+}
+
 static void copy_faults(void **state)
 {
     (void)state;
@@ -1182,6 +1237,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(banded_gray_faults),
         cmocka_unit_test(staged_cloud_faults),
         cmocka_unit_test(staged_reduce_twice_faults),
+        cmocka_unit_test(interleaved_uploads_faults),
         cmocka_unit_test(kernels_replaced_when_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,7 @@ struct clc_staging {
     cl_mem buffer[2];
     void *host[2];
     cl_event busy[2]; /* the last transfer using each buffer, NULL when idle */
+    unsigned own;     /* the slots whose busy event the transfer in progress enqueued, a bit each */
     int next;         /* the slot an upload starts in: the one its predecessor wrote less lately */
     size_t capacity;  /* the largest chunk */
     size_t allocated; /* bytes each buffer holds: at least the largest chunk used so far */
@@ -44,14 +45,25 @@ struct clc_staging {
     clc_copier *copier; /* the threads that fill and empty the buffers; NULL for one */
 };
 
-/* Waits until slot s may be overwritten. */
+/* Waits until slot s may be overwritten. A chunk of an earlier transfer that failed on the
+ * device is not this transfer's failure: the call that made that transfer holds the event
+ * (clc__staged_write hands out the chunks it leaves in flight) and reports it once it has finished
+ * its queue; to this transfer the slot is only free again. Reporting it here too named the
+ * failure twice, the second time under another call's name (another thread's, whose upload
+ * reached the slot before the owner checked it). A wait that fails otherwise fails the transfer. */
 static cl_int settle(clc_staging *s, int slot)
 {
     if (!s->busy[slot])
         return CL_SUCCESS;
-    cl_int err = clWaitForEvents(1, &s->busy[slot]);
+    cl_int err = clWaitForEvents(1, &s->busy[slot]), status = CL_COMPLETE;
+    if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST && !(s->own >> slot & 1u) &&
+        clGetEventInfo(s->busy[slot], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       NULL) == CL_SUCCESS &&
+        status < 0)
+        err = CL_SUCCESS;
     clReleaseEvent(s->busy[slot]);
     s->busy[slot] = NULL;
+    s->own &= ~(1u << slot);
     return err;
 }
 
@@ -103,9 +115,8 @@ static cl_int buffers_fit(clc_context *ctx, cl_command_queue queue, clc_staging 
     if (*chunk <= s->allocated)
         return CL_SUCCESS;
     const size_t old = s->allocated, twice = 2 * old < s->capacity ? 2 * old : s->capacity;
-    /* The old buffers go once nothing uses them; a wait that fails (a chunk of an earlier call
-     * that failed on the device, which that call reported too) fails this transfer rather than
-     * pass unseen. */
+    /* The old buffers go once nothing uses them; a wait that fails (other than on an earlier
+     * transfer's failure, which its call reports) fails this transfer rather than pass unseen. */
     for (int i = 0; i < 2; ++i) {
         const cl_int err = settle(s, i);
         if (err != CL_SUCCESS)
@@ -176,6 +187,7 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
                             size_t at, const void *src, size_t bytes, int *wrote)
 {
     size_t chunk = chunk_for(s, bytes);
+    s->own = 0;
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
     const int first = s->next;
     for (size_t off = 0, i = 0; err == CL_SUCCESS && off < bytes; off += chunk, ++i) {
@@ -188,10 +200,12 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
                            len);
         err = clEnqueueWriteBuffer(queue, dst, CL_FALSE, at + off, len, s->host[slot], 0, NULL,
                                    &s->busy[slot]);
-        if (wrote && err == CL_SUCCESS)
-            *wrote |= 1 << slot;
-        if (err == CL_SUCCESS)
+        if (err == CL_SUCCESS) {
+            s->own |= 1u << slot;
             s->next = 1 - slot;
+            if (wrote)
+                *wrote |= 1 << slot;
+        }
     }
     return err;
 }
@@ -206,6 +220,8 @@ static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, siz
         err =
             clEnqueueReadBuffer(queue, src, CL_FALSE, at + j * chunk, chunk_bytes(chunk, bytes, j),
                                 s->host[slot], 0, NULL, &s->busy[slot]);
+    if (err == CL_SUCCESS)
+        s->own |= 1u << slot;
     return err;
 }
 
@@ -215,6 +231,7 @@ static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging
                            size_t at, void *dst, size_t bytes)
 {
     size_t chunk = chunk_for(s, bytes);
+    s->own = 0;
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
     const size_t n = (bytes + chunk - 1) / chunk;
     if (err == CL_SUCCESS && n > 0)
@@ -419,10 +436,20 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
         err = write_through(ctx, queue, s, dst, at, src, bytes, &wrote);
     /* The chunks still in flight are the last two this transfer wrote (the earlier ones were
      * waited for); a slot it left alone may hold an earlier transfer's event. */
-    for (int i = 0; i < 2; ++i)
-        if ((last[i] = err == CL_SUCCESS && (wrote >> i & 1) ? s->busy[i] : NULL) != NULL &&
-            clRetainEvent(last[i]))
+    for (int i = 0; i < 2; ++i) {
+        last[i] = NULL;
+        if (err != CL_SUCCESS || !(wrote >> i & 1))
+            continue;
+        if (clRetainEvent(s->busy[i]) == CL_SUCCESS)
+            last[i] = s->busy[i];
+        else /* an event not handed out is checked here, as settle leaves it to its owner */
+            err = settle(s, i);
+    }
+    for (int i = 0; err != CL_SUCCESS && i < 2; ++i)
+        if (last[i]) {
+            clReleaseEvent(last[i]);
             last[i] = NULL;
+        }
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
