@@ -214,48 +214,22 @@ inline void advance(uint *k, uint *j, const uint step, const uint sw)
     }
 }
 
-#ifndef COUNT_UNROLL /* build options may override it, as experiments do */
 #define COUNT_UNROLL 4
-#endif
 #define VEC 8
 
 #ifdef DEPTH_U16
 typedef ushort depth_t;
 
-/* Valid samples among the VEC samples of `raw`, by the rule of sample() (integer compares: the
- * same answer in vectors and scalars on every device; float depth is left to sample(), since a
- * vector unit may flush denormals where the scalar one does not). */
-inline uint valid_in(const frame_t *fr, const ushort8 chunk)
+/* Valid samples among run[VEC * i, +VEC), by the rule of sample() (integer compares: the same
+ * answer in vectors and scalars on every device; float depth is left to sample(), since a vector
+ * unit may flush denormals where the scalar one does not). */
+inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, uint i)
 {
-    const uint8 raw = convert_uint8(chunk);
+    const uint8 raw = convert_uint8(vload8(i, run));
     const int8 ok = (raw != (uint8)0) & (raw < (uint8)fr->raw_limit);
     const int4 s4 = ok.lo + ok.hi;
     const int2 s2 = s4.lo + s4.hi;
     return (uint) - (s2.x + s2.y);
-}
-
-/* This item's share of the valid samples in the first `chunks` chunks of VEC samples of `run`,
- * COUNT_UNROLL loads in flight. `aligned` (a constant at each call): run lies on a 16-byte
- * boundary, so a chunk is read as a uint4, which NVIDIA's compiler loads in two 8-byte pieces;
- * vload8 promises only the samples' alignment, and it loaded a chunk in eight 2-byte pieces
- * (PTX of the count pass: 44 2-byte loads before, 8 vector loads and the 2-byte ones of the
- * unaligned copy now). The count of 64 VGA frames: 27.5-28.4 -> 25.3-26.4 us on an H100. */
-inline uint count_chunks(const frame_t *fr, const __global depth_t *run, const uint chunks,
-                         const uint lid, const uint l, const int aligned)
-{
-    uint c = 0;
-    for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
-        uint got[COUNT_UNROLL];
-        for (uint t = 0; t < COUNT_UNROLL; ++t) {
-            got[t] = 0;
-            if (i + t * l < chunks)
-                got[t] = valid_in(fr, aligned ? as_ushort8(((const __global uint4 *)run)[i + t * l])
-                                              : vload8(i + t * l, run));
-        }
-        for (uint t = 0; t < COUNT_UNROLL; ++t)
-            c += got[t];
-    }
-    return c;
 }
 #endif
 
@@ -271,10 +245,13 @@ inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uin
     if (rows_packed(fr)) {
         const __global depth_t *run = (const __global depth_t *)(fr->depth + j0 * fr->depth_pitch);
         const uint chunks = n / VEC;
-        if ((ulong)run % sizeof(ushort8) == 0)
-            c = count_chunks(fr, run, chunks, lid, l, 1);
-        else
-            c = count_chunks(fr, run, chunks, lid, l, 0);
+        for (uint i = lid; i < chunks; i += COUNT_UNROLL * l) {
+            uint got[COUNT_UNROLL];
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                got[t] = i + t * l < chunks ? valid_in_chunk(fr, run, i + t * l) : 0;
+            for (uint t = 0; t < COUNT_UNROLL; ++t)
+                c += got[t];
+        }
         for (uint i = chunks * VEC + lid; i < n; i += l) { /* the last partial chunk */
             int valid;
             sample(fr, i % sw, j0 + i / sw, &valid);
@@ -326,8 +303,8 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
         for (uint j = j0; j < j1; ++j) {
             uint k = 0;
 #ifdef DEPTH_U16
-            /* u16 rows at stride 1: 16 samples a vector, by valid_in's integer compares (float
-             * depth stays with sample()'s scalar ones, as everywhere in the count). */
+            /* u16 rows at stride 1: 16 samples a vector, by valid_in_chunk's integer compares
+             * (float depth stays with sample()'s scalar ones, as everywhere in the count). */
             if (stride == 1) {
                 const __global ushort *row =
                     (const __global ushort *)(fr.depth + (ulong)j * depth_pitch);

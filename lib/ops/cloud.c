@@ -242,8 +242,8 @@ static clc_status run(clc_context *ctx, cl_command_queue queue, cloud_kernel *k,
  * compute unit. Measured on the H200 (docs/perf/h200-cloud-tiles.md): 64 VGA frames 2.6x faster
  * than with a row a tile and 256 items, 128 items 4-12% faster than 256 on large work and level
  * on small. 40 work-groups a unit rather than 32 give 64 VGA frames tiles of 6 rows, not 8:
- * 2-4% faster on the H200 (docs/perf/h200-session5.md, run 6) and the H100
- * (docs/perf/h100-session9.md); 16 1080p frames get 4 rows, not 5, level; lone frames keep
+ * the passes 3% faster on two H200s and an H100 (docs/perf/h200-session5.md, run 6;
+ * docs/perf/nvidia-session9.md); 16 1080p frames get 4 rows, not 5, level; lone frames keep
  * theirs (their tiles are bounded below). Organized clouds are one sample an item. CPU devices: a
  * few long items (work-groups of one), about eight a core, so there are no barriers and PoCL's
  * per-group cost is negligible. The frames are the last dimension of every launch. */
