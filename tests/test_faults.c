@@ -765,12 +765,12 @@ static clc_status interleaved_uploads_call(const char *cache_dir)
     cl_mem buf[2] = {NULL, NULL};
     for (int u = 0; u < 2 && err == CL_SUCCESS; ++u)
         buf[u] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, BYTES, NULL, &err);
-    clc_status up[2] = {CLC_SUCCESS, CLC_SUCCESS};
-    if (err != CL_SUCCESS)
-        up[0] = clc__cl_fail(ctx, err, "clCreateBuffer");
+    /* Both uploads run whatever happened to the first, as another thread's would. */
+    const int made = err == CL_SUCCESS;
+    clc_status up[2] = {made ? CLC_SUCCESS : clc__cl_fail(ctx, err, "clCreateBuffer"), CLC_SUCCESS};
     cl_event events[2][2] = {{NULL, NULL}, {NULL, NULL}};
     unsigned first_ends = calls; /* the last failable call of the first upload */
-    for (int u = 0; u < 2 && up[0] == CLC_SUCCESS; ++u) {
+    for (int u = 0; u < 2 && made; ++u) {
         err = clc__staged_write(ctx, ctx->queue, buf[u], 0, in[u], BYTES, events[u]);
         if (err != CL_SUCCESS)
             up[u] = clc__cl_fail(ctx, err, "clc__staged_write");

@@ -179,12 +179,12 @@ static size_t chunk_bytes(size_t chunk, size_t bytes, size_t j)
 }
 
 /* dst[at..at + bytes) = src through s: the host copies chunk i into one buffer while the
- * device reads chunk i - 1 from the other. Returns when src may be reused; *wrote (may be NULL):
- * the slots it wrote, a bit each. It starts in the slot the previous upload did not write last,
- * so that its first copy (a cloud's colour after its depth) need not wait for that upload's
- * last DMA. */
+ * device reads chunk i - 1 from the other. Returns when src may be reused, s->own marking the
+ * slots whose chunks may still be in flight. It starts in the slot the previous upload did not
+ * write last, so that its first copy (a cloud's colour after its depth) need not wait for that
+ * upload's last DMA. */
 static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem dst,
-                            size_t at, const void *src, size_t bytes, int *wrote)
+                            size_t at, const void *src, size_t bytes)
 {
     size_t chunk = chunk_for(s, bytes);
     s->own = 0;
@@ -203,8 +203,6 @@ static cl_int write_through(clc_context *ctx, cl_command_queue queue, clc_stagin
         if (err == CL_SUCCESS) {
             s->own |= 1u << slot;
             s->next = 1 - slot;
-            if (wrote)
-                *wrote |= 1 << slot;
         }
     }
     return err;
@@ -355,7 +353,7 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
         t->staging->threads = variant_threads(variant);
     }
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes, NULL);
+        err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     if (err == CL_SUCCESS)
         err = read_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
@@ -430,15 +428,15 @@ cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, s
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
-    int wrote = 0;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = write_through(ctx, queue, s, dst, at, src, bytes, &wrote);
-    /* The chunks still in flight are the last two this transfer wrote (the earlier ones were
-     * waited for); a slot it left alone may hold an earlier transfer's event. */
+        err = write_through(ctx, queue, s, dst, at, src, bytes);
+    /* The chunks still in flight are the last two this transfer wrote, its own slots (the earlier
+     * ones were waited for); a slot it left alone may hold an earlier transfer's event. */
+    const unsigned wrote = err == CL_SUCCESS ? s->own : 0;
     for (int i = 0; i < 2; ++i) {
         last[i] = NULL;
-        if (err != CL_SUCCESS || !(wrote >> i & 1))
+        if (err != CL_SUCCESS || !(wrote >> i & 1u))
             continue;
         if (clRetainEvent(s->busy[i]) == CL_SUCCESS)
             last[i] = s->busy[i];
