@@ -6,10 +6,12 @@
  *   pinned N   N workers (4 and 8), the frames in pinned memory of the device (clc_host_alloc
  *              on clc_batch_context): no staging copy, the bus's speed
  *   devices    clc_batch over every device of a list, default workers (4 a GPU, 2 a CPU)
- * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points. Every output
- * of every run is checked against the serial reference. Prints a Markdown table.
+ * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points, the depth
+ * frames once an item (clc_depth_to_points) and once G an item (clc_depth_to_points_many: one
+ * upload, one launch and one count read for G frames). Every output of every run is checked
+ * against the serial reference. Prints a Markdown table.
  *   clc_bench_batch [--device SEL] [--devices LIST] [--gray-frames N] [--cloud-frames N]
- *                   [--repeats N] */
+ *                   [--cloud-group G] [--repeats N] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +26,12 @@
 enum { DISTINCT = 8 };
 
 typedef struct work {
-    int cloud;                    /* 0: gray, 1: cloud */
-    size_t frames;                /* items of one run */
-    clc_image_desc src, dst;      /* dst: GRAY8 for gray */
-    unsigned char *in[DISTINCT];  /* frame i reads in[i % DISTINCT] */
+    int cloud;                   /* 0: gray, 1: cloud */
+    size_t frames;               /* frames of one run */
+    size_t group;                /* frames an item: 1, or G through clc_depth_to_points_many */
+    unsigned char *packed;       /* group > 1: G frames back to back, frame j is in[j % DISTINCT] */
+    clc_image_desc src, dst;     /* dst: GRAY8 for gray */
+    unsigned char *in[DISTINCT]; /* frame i reads in[i % DISTINCT] */
     unsigned char *ref[DISTINCT]; /* the serial result of each distinct input */
     size_t ref_points[DISTINCT];  /* cloud: valid points of each */
     size_t out_bytes;             /* one frame's output */
@@ -49,6 +53,18 @@ static clc_status one_frame(clc_context *ctx, size_t i, void *user)
                                &w->points[i]);
 }
 
+/* Item i: frames i * G to i * G + G - 1 (fewer in the last item) in one call. The packed input
+ * serves every item, as G is a multiple of DISTINCT. */
+static clc_status frame_group(clc_context *ctx, size_t i, void *user)
+{
+    work *w = user;
+    const size_t first = i * w->group;
+    const size_t n = w->frames - first < w->group ? w->frames - first : w->group;
+    return clc_depth_to_points_many(ctx, n, &w->src, w->packed, 0, NULL, NULL, 0, &w->k,
+                                    &w->options, (float *)(void *)(w->out + first * w->out_bytes),
+                                    NULL, &w->points[first]);
+}
+
 /* 0 when every frame equals the serial result of its input. */
 static int check(const work *w, const char *mode)
 {
@@ -65,11 +81,12 @@ static int check(const work *w, const char *mode)
     return 0;
 }
 
-static int make_work(work *w, int cloud, size_t frames)
+static int make_work(work *w, int cloud, size_t frames, size_t group)
 {
     memset(w, 0, sizeof *w);
     w->cloud = cloud;
     w->frames = frames;
+    w->group = group;
     w->k = (clc_intrinsics){525.0, 525.0, 319.5, 239.5};
     w->options.depth_trunc = 4.0; /* as bench/batch.sh gives the tool */
     if (cloud) {
@@ -111,6 +128,13 @@ static int make_work(work *w, int cloud, size_t frames)
         else
             clc__ref_gray(&w->src, w->in[d], &w->dst, w->ref[d], CLC_GRAY_BT601);
     }
+    if (group > 1) {
+        w->packed = malloc(group * in_bytes);
+        if (!w->packed)
+            return -1;
+        for (size_t j = 0; j < group; ++j)
+            memcpy(w->packed + j * in_bytes, w->in[j % DISTINCT], in_bytes);
+    }
     return 0;
 }
 
@@ -120,6 +144,7 @@ static void free_work(work *w)
         free(w->in[d]), free(w->ref[d]);
     free(w->out);
     free(w->points);
+    free(w->packed);
 }
 
 /* Median frames/s of `repeats` runs of every frame, after a warm-up (kernel build, tuning) over
@@ -129,15 +154,20 @@ static double frames_per_second(work *w, clc_context *ctx, clc_batch *batch, int
 {
     double rate[16];
     for (int r = -1; r < repeats; ++r) {
-        const size_t n = r < 0 ? 2 * DISTINCT : w->frames;
+        const size_t all = w->frames;
+        if (r < 0) /* the warm-up: two distinct sets, or one item */
+            w->frames = w->group > 2 * DISTINCT ? w->group : 2 * DISTINCT;
+        const size_t n = w->frames, items = (n + w->group - 1) / w->group;
+        const clc_batch_job job = w->group > 1 ? frame_group : one_frame;
         memset(w->out, 0, n * w->out_bytes); /* pages resident, old results gone */
         const double t0 = bench_now();
         clc_status st = CLC_SUCCESS;
         if (batch)
-            st = clc_batch_run(batch, n, one_frame, w, NULL, NULL, NULL);
+            st = clc_batch_run(batch, items, job, w, NULL, NULL, NULL);
         else
-            for (size_t i = 0; i < n && st == CLC_SUCCESS; ++i)
-                st = one_frame(ctx, i, w);
+            for (size_t i = 0; i < items && st == CLC_SUCCESS; ++i)
+                st = job(ctx, i, w);
+        w->frames = all;
         const double t = bench_now() - t0;
         if (st != CLC_SUCCESS) {
             fprintf(stderr, "clc_bench_batch: %s: %s\n", mode, clc_last_error());
@@ -161,6 +191,12 @@ static double pinned_rate(work *w, clc_batch *b, int repeats, const char *mode)
     const size_t in_bytes = w->src.width * w->src.height * clc_pixel_size(w->src.format);
     work p = *w;
     int ok = clc_host_alloc(ctx, w->frames * w->out_bytes, (void **)&p.out) == CLC_SUCCESS;
+    p.packed = NULL;
+    if (ok && w->group > 1) {
+        ok = clc_host_alloc(ctx, w->group * in_bytes, (void **)&p.packed) == CLC_SUCCESS;
+        if (ok)
+            memcpy(p.packed, w->packed, w->group * in_bytes);
+    }
     for (size_t d = 0; d < DISTINCT; ++d) {
         p.in[d] = NULL;
         if (ok && clc_host_alloc(ctx, in_bytes, (void **)&p.in[d]) == CLC_SUCCESS)
@@ -176,6 +212,7 @@ static double pinned_rate(work *w, clc_batch *b, int repeats, const char *mode)
     for (size_t d = 0; d < DISTINCT; ++d)
         clc_host_free(ctx, p.in[d]);
     clc_host_free(ctx, p.out);
+    clc_host_free(ctx, p.packed);
     return r;
 }
 
@@ -239,9 +276,14 @@ static int row(work *w, const char *device, const char *devices, int repeats)
     }
     const double gb =
         1e-9 * ((double)(w->src.width * w->src.height * clc_pixel_size(w->src.format)) + out);
-    printf("| %zu %s | %.1f (%.1f GB/s) |", w->frames,
-           w->cloud ? "640x480 depth -> dense points" : "3840x2160 RGB8 -> gray", blocking,
-           blocking * gb);
+    char what[80];
+    if (!w->cloud)
+        snprintf(what, sizeof what, "3840x2160 RGB8 -> gray");
+    else if (w->group > 1)
+        snprintf(what, sizeof what, "640x480 depth -> dense points, %zu an item", w->group);
+    else
+        snprintf(what, sizeof what, "640x480 depth -> dense points");
+    printf("| %zu %s | %.1f (%.1f GB/s) |", w->frames, what, blocking, blocking * gb);
     for (int i = 0; i < 4; ++i)
         printf(" %.1f (%.1f GB/s) |", rate[i], rate[i] * gb);
     for (int i = 0; i < 2; ++i)
@@ -253,7 +295,7 @@ static int row(work *w, const char *device, const char *devices, int repeats)
 int main(int argc, char **argv)
 {
     const char *device = NULL, *devices = "all";
-    size_t gray_frames = 200, cloud_frames = 500;
+    size_t gray_frames = 200, cloud_frames = 512, cloud_group = 16;
     int repeats = 3;
     for (int i = 1; i < argc; ++i) {
         const int more = i + 1 < argc;
@@ -265,16 +307,23 @@ int main(int argc, char **argv)
             gray_frames = strtoul(argv[++i], NULL, 10);
         else if (more && strcmp(argv[i], "--cloud-frames") == 0)
             cloud_frames = strtoul(argv[++i], NULL, 10);
+        else if (more && strcmp(argv[i], "--cloud-group") == 0)
+            cloud_group = strtoul(argv[++i], NULL, 10);
         else if (more && strcmp(argv[i], "--repeats") == 0)
             repeats = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: clc_bench_batch [--device SEL] [--devices LIST] "
-                            "[--gray-frames N] [--cloud-frames N] [--repeats N]\n");
+                            "[--gray-frames N] [--cloud-frames N] [--cloud-group G] "
+                            "[--repeats N]\n");
             return 2;
         }
     }
-    if (repeats < 1 || repeats > 16 || gray_frames < 2 * DISTINCT || cloud_frames < 2 * DISTINCT) {
-        fprintf(stderr, "clc_bench_batch: repeats 1..16, at least %d frames\n", 2 * DISTINCT);
+    if (repeats < 1 || repeats > 16 || gray_frames < 2 * DISTINCT || cloud_frames < 2 * DISTINCT ||
+        cloud_group == 0 || cloud_group % DISTINCT > 0 || cloud_group > cloud_frames) {
+        fprintf(stderr,
+                "clc_bench_batch: repeats 1..16, at least %d frames, a cloud group that is a "
+                "multiple of %d and at most the cloud frames\n",
+                2 * DISTINCT, DISTINCT);
         return 2;
     }
     printf("frames in host memory (ordinary, and pinned where said); device \"%s\", devices "
@@ -286,9 +335,11 @@ int main(int argc, char **argv)
            "devices, default workers | best batch vs blocking |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int rc = 0;
-    for (int cloud = 0; cloud < 2 && rc == 0; ++cloud) {
+    /* gray; depth a frame an item; depth cloud_group frames an item */
+    for (int kind = 0; kind < 3 && rc == 0; ++kind) {
         work w;
-        if (make_work(&w, cloud, cloud ? cloud_frames : gray_frames) != 0) {
+        if (make_work(&w, kind > 0, kind ? cloud_frames : gray_frames,
+                      kind == 2 ? cloud_group : 1) != 0) {
             fprintf(stderr, "clc_bench_batch: out of host memory\n");
             rc = 1;
         } else if (row(&w, device, devices, repeats) != 0) {

@@ -420,7 +420,7 @@ static void device_buffers_match_reference(void **state)
 
 /* Many frames in one call: frame f is exactly what a single call gives for it (points, order,
  * colours, count), for both layouts and depth types, with a stride, an empty frame among them,
- * and frames further apart than their span. */
+ * and frames further apart than their span; a dense frame's slots past its count are untouched. */
 static void many_frames_equal_single_calls(void **state)
 {
     clc_context *ctx = *state;
@@ -447,6 +447,9 @@ static void many_frames_equal_single_calls(void **state)
                 float *pts = malloc(FRAMES * grid * 12), *want = malloc(grid * 12);
                 unsigned char *cols = malloc(FRAMES * grid * 3), *want_c = malloc(grid * 3);
                 assert_true(pts && want && cols && want_c);
+                /* Past its count a dense frame's slots are left as they were. */
+                memset(pts, 0xA5, FRAMES * grid * 12);
+                memset(cols, 0xA5, FRAMES * grid * 3);
                 size_t counts[FRAMES];
                 if (clc_depth_to_points_many(ctx, FRAMES, &one[0].depth, depth, dstep,
                                              &one[0].color, color, cstep, &K, &o, pts, cols,
@@ -463,6 +466,10 @@ static void many_frames_equal_single_calls(void **state)
                         assert_int_equal(n, 0);
                     assert_memory_equal(pts + f * grid * 3, want, n * 12);
                     assert_memory_equal(cols + f * grid * 3, want_c, n * 3);
+                    for (size_t b = n * 12; b < grid * 12; ++b)
+                        assert_int_equal(((unsigned char *)(pts + f * grid * 3))[b], 0xA5);
+                    for (size_t b = n * 3; b < grid * 3; ++b)
+                        assert_int_equal(cols[f * grid * 3 + b], 0xA5);
                 }
                 /* Packed frames (step 0) and no colour. */
                 unsigned char *packed = malloc(FRAMES * one[0].depth_bytes);
@@ -485,6 +492,58 @@ static void many_frames_equal_single_calls(void **state)
         for (int f = 0; f < FRAMES; ++f)
             frame_free(&one[f]);
     }
+}
+
+/* Many frames from and into clc_host_alloc memory, which devices with their own memory read and
+ * write without staging (a read a frame, not waited for one by one): each frame as a single call
+ * gives it, the slots past its count untouched. */
+static void many_frames_in_pinned_memory(void **state)
+{
+    clc_context *ctx = *state;
+    enum { FRAMES = 4, W = 45, H = 23 };
+    frame one[FRAMES];
+    for (int f = 0; f < FRAMES; ++f)
+        one[f] = frame_new(CLC_PIXEL_DEPTH_U16, W, H, 0);
+    const size_t span = one[0].depth_bytes, grid = W * H;
+    unsigned char *depth = NULL, *colors = NULL;
+    float *points = NULL;
+    assert_int_equal(clc_host_alloc(ctx, FRAMES * span, (void **)&depth), CLC_SUCCESS);
+    assert_int_equal(clc_host_alloc(ctx, FRAMES * grid * 12, (void **)&points), CLC_SUCCESS);
+    assert_int_equal(clc_host_alloc(ctx, FRAMES * grid * 3, (void **)&colors), CLC_SUCCESS);
+    unsigned char *color = malloc(FRAMES * one[0].color_bytes);
+    float *want = malloc(grid * 12);
+    unsigned char *want_c = malloc(grid * 3);
+    assert_true(color && want && want_c);
+    for (int f = 0; f < FRAMES; ++f) {
+        memcpy(depth + f * span, one[f].depth_data, span);
+        memcpy(color + f * one[0].color_bytes, one[f].color_data, one[0].color_bytes);
+    }
+    memset(points, 0xA5, FRAMES * grid * 12);
+    memset(colors, 0xA5, FRAMES * grid * 3);
+    clc_cloud_options o = {0};
+    o.depth_trunc = 5.0;
+    size_t counts[FRAMES];
+    if (clc_depth_to_points_many(ctx, FRAMES, &one[0].depth, depth, 0, &one[0].color, color, 0, &K,
+                                 &o, points, colors, counts) != CLC_SUCCESS)
+        fail_msg("clc_depth_to_points_many: %s", clc_last_error());
+    for (int f = 0; f < FRAMES; ++f) {
+        size_t n = 0;
+        assert_int_equal(clc_depth_to_points(ctx, &one[f].depth, one[f].depth_data, &one[f].color,
+                                             one[f].color_data, &K, &o, want, want_c, grid, &n),
+                         CLC_SUCCESS);
+        assert_int_equal(counts[f], n);
+        assert_true(n > 0 && n < grid);
+        assert_memory_equal(points + f * grid * 3, want, n * 12);
+        assert_memory_equal(colors + f * grid * 3, want_c, n * 3);
+        for (size_t b = n * 12; b < grid * 12; ++b)
+            assert_int_equal(((unsigned char *)(points + f * grid * 3))[b], 0xA5);
+        for (size_t b = n * 3; b < grid * 3; ++b)
+            assert_int_equal(colors[f * grid * 3 + b], 0xA5);
+    }
+    clc_host_free(ctx, depth), clc_host_free(ctx, points), clc_host_free(ctx, colors);
+    free(color), free(want), free(want_c);
+    for (int f = 0; f < FRAMES; ++f)
+        frame_free(&one[f]);
 }
 
 /* The enqueue form on device buffers: counts land in the count buffer, frame by frame; misuse
@@ -675,6 +734,7 @@ int main(void)
         FIXTURE_TEST(too_small_capacity_writes_nothing_and_reports_the_count),
         FIXTURE_TEST(device_buffers_match_reference),
         FIXTURE_TEST(many_frames_equal_single_calls),
+        FIXTURE_TEST(many_frames_in_pinned_memory),
         FIXTURE_TEST(many_frames_on_device_buffers),
         FIXTURE_TEST(misuse_is_refused),
     };

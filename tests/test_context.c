@@ -650,6 +650,41 @@ static void copies_over_threads_are_exact(void **state)
     free(src), free(dst);
 }
 
+/* Several pieces copied as one job: each lands exactly, whatever slices cut it, and the gaps
+ * between them are untouched; an empty piece is allowed. */
+static void pieces_over_threads_are_exact(void **state)
+{
+    (void)state;
+    enum { BIG = 3u << 20 };
+    const size_t sizes[] = {BIG / 3 + 5, 0, 17, BIG / 2 - 1, 1000, BIG / 7};
+    enum { N = sizeof sizes / sizeof sizes[0], GAP = 100 };
+    unsigned char *src = malloc(2 * BIG), *dst = malloc(2 * BIG);
+    assert_true(src && dst);
+    for (size_t i = 0; i < 2 * BIG; ++i)
+        src[i] = (unsigned char)(i * 2654435761u >> 13);
+    for (unsigned threads = 1; threads <= 5; threads += 2) {
+        clc_copier *c = clc__copier_create(threads);
+        memset(dst, 0xA5, 2 * BIG);
+        clc_piece pieces[N];
+        size_t at = 0;
+        for (size_t k = 0; k < N; ++k) { /* piece k: src and dst offsets differ, gaps after */
+            pieces[k] = (clc_piece){dst + at + GAP, src + at + 7 * k, sizes[k]};
+            at += sizes[k] + GAP;
+        }
+        clc__copier_copy(c, threads, pieces, N);
+        at = 0;
+        for (size_t k = 0; k < N; ++k) {
+            assert_memory_equal(dst + at + GAP, src + at + 7 * k, sizes[k]);
+            for (size_t g = 0; g < GAP; ++g)
+                assert_int_equal(dst[at + g], 0xA5);
+            at += sizes[k] + GAP;
+        }
+        assert_int_equal(dst[at + GAP], 0xA5);
+        clc__copier_destroy(c);
+    }
+    free(src), free(dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -664,6 +699,7 @@ int main(void)
         cmocka_unit_test(peers_share_pinned_memory),
         cmocka_unit_test(staged_transfers_give_the_same_results),
         cmocka_unit_test(copies_over_threads_are_exact),
+        cmocka_unit_test(pieces_over_threads_are_exact),
         cmocka_unit_test(staging_is_timed_stored_and_reused),
         cmocka_unit_test(staging_switches_are_not_timed),
         cmocka_unit_test(staging_candidates_suit_the_host),

@@ -873,9 +873,9 @@ clc_status clc_depth_to_points(clc_context *ctx, const clc_image_desc *depth,
         total = n;
     }
     if (st == CLC_SUCCESS && total > 0) {
-        err = clc__host_sync(ctx, io.points, points, total * 12);
+        err = clc__host_sync(ctx, io.points, points, &(clc_part){0, total * 12}, 1);
         if (err == CL_SUCCESS && plan.has_color)
-            err = clc__host_sync(ctx, io.colors, colors, total * 3);
+            err = clc__host_sync(ctx, io.colors, colors, &(clc_part){0, total * 3}, 1);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "reading the cloud back");
     }
@@ -957,14 +957,22 @@ clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_i
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud counts)");
     }
-    /* Every frame's slots are read back (the points of each start at f * grid). */
-    if (st == CLC_SUCCESS) {
-        err = clc__host_sync(ctx, io.points, points, out * 12);
-        if (err == CL_SUCCESS && plan.has_color)
-            err = clc__host_sync(ctx, io.colors, colors, out * 3);
+    /* Frame f's points start at f * grid; of a dense frame only its valid points come back (a
+     * 640x480 frame with 15% holes: 3.1 of 3.7 MB), which is what many small frames wait on. */
+    const size_t parts_n = n ? frames : 1;
+    clc_part *parts = st == CLC_SUCCESS ? malloc(parts_n * sizeof *parts) : NULL;
+    if (st == CLC_SUCCESS && !parts)
+        st = clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "%s", fn);
+    for (int rgb = 0; rgb < 1 + plan.has_color && st == CLC_SUCCESS; ++rgb) {
+        const size_t size = rgb ? 3 : 12; /* bytes a point */
+        for (size_t f = 0; f < parts_n; ++f)
+            parts[f] = n ? (clc_part){f * plan.n * size, n[f] * size} : (clc_part){0, out * size};
+        err = clc__host_sync(ctx, rgb ? io.colors : io.points, rgb ? (void *)colors : points, parts,
+                             parts_n);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "reading the clouds back");
     }
+    free(parts);
     int idle = 0;
     st = clc__host_finish(ctx, st, io.up, 4, "cloud", &idle);
     for (size_t f = 0; f < frames; ++f)

@@ -134,7 +134,8 @@ static cl_int band_download(clc_context *ctx, band_job *j, size_t k)
                          &j->back[k]);
     size_t at = 0, len = 0;
     band_span(r0, r1, dst->height, j->dst_pitch, j->dst_bytes, &at, &len);
-    return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at, len)
+    return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at,
+                                             &(clc_part){at, len}, 1)
                           : clEnqueueReadBuffer(j->down, j->dst_buf, CL_FALSE, at, len,
                                                 j->dst_data + at, 0, NULL, &j->back[k]);
 }
@@ -293,9 +294,10 @@ clc_status clc__image_host_call(clc_context *ctx, const char *what, const void *
     if (st == CLC_SUCCESS) {
         /* Off the device only the pixels of each row come back, never the pitch padding. */
         const int dense = padding == 0 || dst->height == 1;
-        err = in_place || dense ? clc__host_sync(ctx, dst_buf, dst_data, dst_bytes)
-                                : read_rows(ctx->queue, dst_buf, dst, dst_pitch, dst_data, 0,
-                                            dst->height, CL_TRUE, NULL);
+        err = in_place || dense
+                  ? clc__host_sync(ctx, dst_buf, dst_data, &(clc_part){0, dst_bytes}, 1)
+                  : read_rows(ctx->queue, dst_buf, dst, dst_pitch, dst_data, 0, dst->height,
+                              CL_TRUE, NULL);
         if (err != CL_SUCCESS) {
             snprintf(call, sizeof call, "reading the %s destination back", what);
             st = clc__cl_fail(ctx, err, call);

@@ -16,19 +16,26 @@ struct clc_copier {
     unsigned helpers; /* threads besides the caller's */
     unsigned long generation;
     int quit;
-    /* The copy in progress: `parts` slices of `part` bytes (the last shorter). */
-    unsigned char *dst;
-    const unsigned char *src;
-    size_t bytes, part;
+    /* The copy in progress: its pieces end to end, cut into `parts` slices of `part` bytes (the
+     * last shorter). */
+    const clc_piece *pieces;
+    size_t count, bytes, part;
     unsigned parts, next, finished;
 };
 
-/* Copies slice i; with the lock not held. */
+/* Copies slice i, bytes [i * part, (i + 1) * part) of the pieces end to end; with the lock not
+ * held. */
 static void copy_slice(const clc_copier *c, unsigned i)
 {
-    const size_t off = (size_t)i * c->part;
-    if (off < c->bytes)
-        memcpy(c->dst + off, c->src + off, c->bytes - off < c->part ? c->bytes - off : c->part);
+    const size_t lo = (size_t)i * c->part, hi = lo + c->part < c->bytes ? lo + c->part : c->bytes;
+    size_t start = 0; /* of piece k, end to end */
+    for (size_t k = 0; k < c->count && start < hi; start += c->pieces[k++].bytes) {
+        const size_t end = start + c->pieces[k].bytes;
+        const size_t a = lo > start ? lo : start, b = hi < end ? hi : end;
+        if (a < b)
+            memcpy((unsigned char *)c->pieces[k].dst + (a - start),
+                   (const unsigned char *)c->pieces[k].src + (a - start), b - a);
+    }
 }
 
 /* Takes slices until none is left; called and returning with the lock held. */
@@ -119,14 +126,24 @@ void clc__copier_destroy(clc_copier *c)
 
 void clc__copier_memcpy(clc_copier *c, unsigned threads, void *dst, const void *src, size_t bytes)
 {
+    const clc_piece one = {dst, src, bytes};
+    clc__copier_copy(c, threads, &one, 1);
+}
+
+void clc__copier_copy(clc_copier *c, unsigned threads, const clc_piece *pieces, size_t count)
+{
+    size_t bytes = 0;
+    for (size_t k = 0; k < count; ++k)
+        bytes += pieces[k].bytes;
     /* Below a megabyte a single memcpy is done before threads would have woken. */
     if (!c || !c->helpers || threads < 2 || bytes < ((size_t)1 << 20)) {
-        memcpy(dst, src, bytes);
+        for (size_t k = 0; k < count; ++k)
+            memcpy(pieces[k].dst, pieces[k].src, pieces[k].bytes);
         return;
     }
     pthread_mutex_lock(&c->lock);
-    c->dst = dst;
-    c->src = src;
+    c->pieces = pieces;
+    c->count = count;
     c->bytes = bytes;
     c->parts = threads < c->helpers + 1 ? threads : c->helpers + 1;
     c->part = (bytes + c->parts - 1) / c->parts;

@@ -282,10 +282,17 @@ cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, vo
  * succeeded (`idle`), released otherwise. */
 void clc__host_release(clc_context *ctx, cl_mem *m, int idle);
 
-/* Makes the first `bytes` of an output buffer from clc__host_output visible in `data`: a map
- * and unmap in place, enqueued without waiting (the caller's clFinish completes them), a
- * blocking read otherwise. */
-cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, size_t bytes);
+/* A piece of a transfer: `bytes` from offset `at`. */
+typedef struct clc_part {
+    size_t at, bytes;
+} clc_part;
+
+/* Makes the parts (ascending, apart) of an output buffer from clc__host_output over `data`
+ * visible at the same offsets of `data`: the span from the first part to the last mapped and
+ * unmapped in place (what lies between comes back as it was); otherwise a read of the parts,
+ * staged (one pipelined read of the span) where a transfer of the span would be. Only a staged
+ * read waits; the rest is completed by the caller's clFinish (clc__host_finish). */
+cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_part *parts, size_t n);
 
 /* ---- per-device variants (tune.c) ---- */
 
@@ -394,6 +401,14 @@ void clc__copier_destroy(clc_copier *c);
 /* memcpy, split over at most `threads` of the copier's threads (the caller's among them); c may
  * be NULL. One copy at a time a copier. */
 void clc__copier_memcpy(clc_copier *c, unsigned threads, void *dst, const void *src, size_t bytes);
+/* A memcpy of each piece, all of them one job split over the threads as one copy of their total
+ * would be (one wake-up of the threads for many small pieces). */
+typedef struct clc_piece {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} clc_piece;
+void clc__copier_copy(clc_copier *c, unsigned threads, const clc_piece *pieces, size_t count);
 
 /* ---- pinned host memory (pinned.c) ---- */
 
@@ -406,10 +421,12 @@ void clc__pinned_release_all(clc_context *ctx);
  * none), whose status tells whether they reached the device (clc__events_settle). */
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
                          const void *src, size_t bytes, cl_event last[2]);
-/* dst = src[at..at + bytes) after the commands already on `queue`, pipelined the other way: the
- * host copies one chunk out while the next one's DMA runs. Blocking. */
-cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,
-                        size_t bytes);
+/* The parts of src (ascending, apart, the first at `base`) into dst, which stands for src[base],
+ * after the commands already on `queue`, pipelined the other way: the host copies one chunk's
+ * parts out while the next chunk's DMA runs; what lies between parts crosses the bus but is not
+ * written. Blocking. */
+cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t base,
+                        void *dst, const clc_part *parts, size_t n);
 /* Frees the staging slots still marked busy with any of these n events, whose commands have
  * ended (the caller finished their queue) and whose status the caller checks: a failure is
  * then reported by the call that made it, not again by the next transfer to use the slot. */

@@ -223,25 +223,55 @@ static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, siz
     return err;
 }
 
-/* dst = src[at..at + bytes) after the commands already on queue, the other way round: the host
- * copies chunk i out while the device writes chunk i + 1. Blocking. */
-static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
-                           size_t at, void *dst, size_t bytes)
+/* Copies out of a chunk holding src[c0..c1) the bytes of the parts there, part p's from
+ * src[p.at..) to dst + (p.at - base), as one job of the copier's threads (in rounds of up to
+ * PIECES parts); *next is the first part not yet copied out whole. */
+enum { PIECES = 32 };
+static void copy_parts(clc_staging *s, const unsigned char *slot, size_t c0, size_t c1,
+                       unsigned char *dst, size_t base, const clc_part *parts, size_t n,
+                       size_t *next)
 {
-    size_t chunk = chunk_for(s, bytes);
+    clc_piece pieces[PIECES];
+    size_t count = 0;
+    for (size_t k = *next; k < n && parts[k].at < c1; ++k) {
+        const size_t end = parts[k].at + parts[k].bytes;
+        const size_t lo = parts[k].at > c0 ? parts[k].at : c0, hi = end < c1 ? end : c1;
+        if (lo < hi)
+            pieces[count++] = (clc_piece){dst + (lo - base), slot + (lo - c0), hi - lo};
+        if (count == PIECES) {
+            clc__copier_copy(s->copier, s->threads, pieces, count);
+            count = 0;
+        }
+        if (end <= c1)
+            *next = k + 1;
+    }
+    clc__copier_copy(s->copier, s->threads, pieces, count);
+}
+
+/* The parts of src from base on, to dst (which stands for src[base]), after the commands already
+ * on queue, the other way round: the device writes the span from the first part's start to the
+ * last one's end a chunk at a time, and the host copies the parts of chunk i out while chunk
+ * i + 1 comes. The gaps cross the bus but are never written to dst. Parts are ascending, apart
+ * and start at base. Blocking. */
+static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
+                           size_t base, void *dst, const clc_part *parts, size_t parts_n)
+{
+    const size_t bytes = parts_n ? parts[parts_n - 1].at + parts[parts_n - 1].bytes - base : 0;
+    size_t chunk = chunk_for(s, bytes), next_part = 0;
     s->own = 0;
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
     const size_t n = (bytes + chunk - 1) / chunk;
     if (err == CL_SUCCESS && n > 0)
-        err = read_chunk(queue, s, src, at, chunk, bytes, 0);
+        err = read_chunk(queue, s, src, base, chunk, bytes, 0);
     for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
         if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
-            err = read_chunk(queue, s, src, at, chunk, bytes, i + 1);
+            err = read_chunk(queue, s, src, base, chunk, bytes, i + 1);
         if (err == CL_SUCCESS)
             err = settle(s, (int)(i % 2));
         if (err == CL_SUCCESS)
-            clc__copier_memcpy(s->copier, s->threads, (unsigned char *)dst + i * chunk,
-                               s->host[i % 2], chunk_bytes(chunk, bytes, i));
+            copy_parts(s, s->host[i % 2], base + i * chunk,
+                       base + i * chunk + chunk_bytes(chunk, bytes, i), dst, base, parts, parts_n,
+                       &next_part);
     }
     if (err != CL_SUCCESS) /* nothing may still be writing into the slots */
         for (int i = 0; i < 2; ++i)
@@ -355,7 +385,8 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
     if (err == CL_SUCCESS)
         err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
+        err = read_through(ctx, queue, t->staging, t->device, 0, t->host, &(clc_part){0, t->bytes},
+                           1);
     return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
 }
 
@@ -464,14 +495,14 @@ void clc__staging_forget(clc_context *ctx, const cl_event *events, size_t n)
     clc_mutex_unlock(&ctx->staging_lock);
 }
 
-cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t at, void *dst,
-                        size_t bytes)
+cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t base,
+                        void *dst, const clc_part *parts, size_t n)
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, queue, s, src, at, dst, bytes);
+        err = read_through(ctx, queue, s, src, base, dst, parts, n);
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
