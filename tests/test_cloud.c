@@ -418,6 +418,31 @@ static void device_buffers_match_reference(void **state)
         }
 }
 
+/* One frame of a many-frames call (its points and colours from the start of its slots, `count`
+ * points) against a single call on `fr`: the same count, points and colours, and past the count
+ * the slots still hold 0xA5 (the many-frames tests fill them with it). Returns the count. */
+static size_t assert_frame_as_single(clc_context *ctx, const frame *fr, const clc_cloud_options *o,
+                                     size_t grid, const float *pts, const unsigned char *cols,
+                                     size_t count)
+{
+    float *want = malloc(grid * 12);
+    unsigned char *want_c = malloc(grid * 3);
+    assert_true(want && want_c);
+    size_t n = 0;
+    assert_int_equal(clc_depth_to_points(ctx, &fr->depth, fr->depth_data, &fr->color,
+                                         fr->color_data, &K, o, want, want_c, grid, &n),
+                     CLC_SUCCESS);
+    assert_int_equal(count, n);
+    assert_memory_equal(pts, want, n * 12);
+    assert_memory_equal(cols, want_c, n * 3);
+    for (size_t b = n * 12; b < grid * 12; ++b)
+        assert_int_equal(((const unsigned char *)pts)[b], 0xA5);
+    for (size_t b = n * 3; b < grid * 3; ++b)
+        assert_int_equal(cols[b], 0xA5);
+    free(want), free(want_c);
+    return n;
+}
+
 /* Many frames in one call: frame f is exactly what a single call gives for it (points, order,
  * colours, count), for both layouts and depth types, with a stride, an empty frame among them,
  * and frames further apart than their span; a dense frame's slots past its count are untouched. */
@@ -456,20 +481,10 @@ static void many_frames_equal_single_calls(void **state)
                                              counts) != CLC_SUCCESS)
                     fail_msg("clc_depth_to_points_many: %s", clc_last_error());
                 for (int f = 0; f < FRAMES; ++f) {
-                    size_t n = 0;
-                    assert_int_equal(clc_depth_to_points(ctx, &one[f].depth, one[f].depth_data,
-                                                         &one[f].color, one[f].color_data, &K, &o,
-                                                         want, want_c, grid, &n),
-                                     CLC_SUCCESS);
-                    assert_int_equal(counts[f], n);
+                    const size_t n = assert_frame_as_single(
+                        ctx, &one[f], &o, grid, pts + f * grid * 3, cols + f * grid * 3, counts[f]);
                     if (f == 2 && layout == CLC_CLOUD_DENSE)
                         assert_int_equal(n, 0);
-                    assert_memory_equal(pts + f * grid * 3, want, n * 12);
-                    assert_memory_equal(cols + f * grid * 3, want_c, n * 3);
-                    for (size_t b = n * 12; b < grid * 12; ++b)
-                        assert_int_equal(((unsigned char *)(pts + f * grid * 3))[b], 0xA5);
-                    for (size_t b = n * 3; b < grid * 3; ++b)
-                        assert_int_equal(cols[f * grid * 3 + b], 0xA5);
                 }
                 /* Packed frames (step 0) and no colour. */
                 unsigned char *packed = malloc(FRAMES * one[0].depth_bytes);
@@ -511,9 +526,7 @@ static void many_frames_in_pinned_memory(void **state)
     assert_int_equal(clc_host_alloc(ctx, FRAMES * grid * 12, (void **)&points), CLC_SUCCESS);
     assert_int_equal(clc_host_alloc(ctx, FRAMES * grid * 3, (void **)&colors), CLC_SUCCESS);
     unsigned char *color = malloc(FRAMES * one[0].color_bytes);
-    float *want = malloc(grid * 12);
-    unsigned char *want_c = malloc(grid * 3);
-    assert_true(color && want && want_c);
+    assert_non_null(color);
     for (int f = 0; f < FRAMES; ++f) {
         memcpy(depth + f * span, one[f].depth_data, span);
         memcpy(color + f * one[0].color_bytes, one[f].color_data, one[0].color_bytes);
@@ -527,21 +540,12 @@ static void many_frames_in_pinned_memory(void **state)
                                  &o, points, colors, counts) != CLC_SUCCESS)
         fail_msg("clc_depth_to_points_many: %s", clc_last_error());
     for (int f = 0; f < FRAMES; ++f) {
-        size_t n = 0;
-        assert_int_equal(clc_depth_to_points(ctx, &one[f].depth, one[f].depth_data, &one[f].color,
-                                             one[f].color_data, &K, &o, want, want_c, grid, &n),
-                         CLC_SUCCESS);
-        assert_int_equal(counts[f], n);
+        const size_t n = assert_frame_as_single(ctx, &one[f], &o, grid, points + f * grid * 3,
+                                                colors + f * grid * 3, counts[f]);
         assert_true(n > 0 && n < grid);
-        assert_memory_equal(points + f * grid * 3, want, n * 12);
-        assert_memory_equal(colors + f * grid * 3, want_c, n * 3);
-        for (size_t b = n * 12; b < grid * 12; ++b)
-            assert_int_equal(((unsigned char *)(points + f * grid * 3))[b], 0xA5);
-        for (size_t b = n * 3; b < grid * 3; ++b)
-            assert_int_equal(colors[f * grid * 3 + b], 0xA5);
     }
     clc_host_free(ctx, depth), clc_host_free(ctx, points), clc_host_free(ctx, colors);
-    free(color), free(want), free(want_c);
+    free(color);
     for (int f = 0; f < FRAMES; ++f)
         frame_free(&one[f]);
 }
