@@ -957,8 +957,10 @@ clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames, const clc_i
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(cloud counts)");
     }
-    /* Frame f's points start at f * grid; of a dense frame only its valid points come back (a
-     * 640x480 frame with 15% holes: 3.1 of 3.7 MB), which is what many small frames wait on. */
+    /* Frame f's points start at f * grid; of a dense frame only its valid points are read back
+     * (a 640x480 frame with 15% holes: 3.1 of 3.7 MB), which is what many small frames wait on:
+     * into pinned memory they alone cross the bus; staged, the span crosses it in large chunks and
+     * the host copies out only them. */
     const size_t parts_n = n ? frames : 1;
     clc_part *parts = st == CLC_SUCCESS ? malloc(parts_n * sizeof *parts) : NULL;
     if (st == CLC_SUCCESS && !parts)

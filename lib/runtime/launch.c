@@ -279,7 +279,7 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_par
     unsigned char *host = (unsigned char *)data;
     cl_int err = CL_SUCCESS;
     if (!clc__host_in_place(ctx)) {
-        if (clc__staging_wanted(ctx, data, span))
+        if (clc__staging_wanted(ctx, host + base, span))
             return clc__staged_read(ctx, ctx->queue, buffer, base, host + base, parts + first,
                                     n - first);
         /* Not waited for: the parts (the frames of clc_depth_to_points_many) follow one another

@@ -257,6 +257,8 @@ static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging
                            size_t base, void *dst, const clc_part *parts, size_t parts_n)
 {
     const size_t bytes = parts_n ? parts[parts_n - 1].at + parts[parts_n - 1].bytes - base : 0;
+    if (!bytes)
+        return CL_SUCCESS;
     size_t chunk = chunk_for(s, bytes), next_part = 0;
     s->own = 0;
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
