@@ -295,41 +295,61 @@ static int row(work *w, const char *device, const char *devices, int repeats)
 int main(int argc, char **argv)
 {
     const char *device = NULL, *devices = "all";
-    size_t gray_frames = 200, cloud_frames = 512, cloud_group = 16;
-    int repeats = 3;
+    size_t gray_frames = 200, cloud_frames = 512, cloud_group = 16, repeats = 3;
+    static const char usage[] =
+        "usage: clc_bench_batch [--device SEL] [--devices LIST] [--gray-frames N]\n"
+        "           [--cloud-frames N] [--cloud-group G] [--repeats N]\n"
+        "  --device SEL      the device of the one-device columns (clcompute devices --help)\n"
+        "  --devices LIST    the devices of the last column (default all)\n"
+        "  --gray-frames N   4K frames a run (default 200, at least 16)\n"
+        "  --cloud-frames N  640x480 depth frames a run (default 512, at least 16)\n"
+        "  --cloud-group G   depth frames an item of the grouped row, a multiple of 8 up to\n"
+        "                    --cloud-frames (default 16; 0 leaves the row out)\n"
+        "  --repeats N       runs a measurement, 1 to 16 (default 3)\n";
     for (int i = 1; i < argc; ++i) {
-        const int more = i + 1 < argc;
-        if (more && strcmp(argv[i], "--device") == 0)
-            device = argv[++i];
-        else if (more && strcmp(argv[i], "--devices") == 0)
-            devices = argv[++i];
-        else if (more && strcmp(argv[i], "--gray-frames") == 0)
-            gray_frames = strtoul(argv[++i], NULL, 10);
-        else if (more && strcmp(argv[i], "--cloud-frames") == 0)
-            cloud_frames = strtoul(argv[++i], NULL, 10);
-        else if (more && strcmp(argv[i], "--cloud-group") == 0)
-            cloud_group = strtoul(argv[++i], NULL, 10);
-        else if (more && strcmp(argv[i], "--repeats") == 0)
-            repeats = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: clc_bench_batch [--device SEL] [--devices LIST] "
-                            "[--gray-frames N] [--cloud-frames N] [--cloud-group G] "
-                            "[--repeats N]\n");
+        const char *opt = argv[i];
+        if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        size_t *number = strcmp(opt, "--gray-frames") == 0    ? &gray_frames
+                         : strcmp(opt, "--cloud-frames") == 0 ? &cloud_frames
+                         : strcmp(opt, "--cloud-group") == 0  ? &cloud_group
+                         : strcmp(opt, "--repeats") == 0      ? &repeats
+                                                              : NULL;
+        const int text = strcmp(opt, "--device") == 0 || strcmp(opt, "--devices") == 0;
+        if ((!number && !text) || i + 1 >= argc) {
+            fprintf(stderr, "clc_bench_batch: %s %s\n%s", opt,
+                    number || text ? "needs a value" : "is not an option", usage);
             return 2;
         }
+        const char *value = argv[++i];
+        if (text) {
+            *(strcmp(opt, "--device") == 0 ? &device : &devices) = value;
+            continue;
+        }
+        char *end = NULL;
+        const unsigned long long v = strtoull(value, &end, 10);
+        if (value[0] < '0' || value[0] > '9' || *end || v > SIZE_MAX / 2) {
+            fprintf(stderr, "clc_bench_batch: %s wants a whole number, not '%s'\n", opt, value);
+            return 2;
+        }
+        *number = (size_t)v;
     }
-    if (repeats < 1 || repeats > 16 || gray_frames < 2 * DISTINCT || cloud_frames < 2 * DISTINCT ||
-        cloud_group % DISTINCT > 0 || cloud_group > cloud_frames) {
-        fprintf(stderr,
-                "clc_bench_batch: repeats 1..16, at least %d frames, a cloud group that is a "
-                "multiple of %d (0: no grouped row) and at most the cloud frames\n",
-                2 * DISTINCT, DISTINCT);
+    const char *wrong = repeats < 1 || repeats > 16 ? "--repeats is 1 to 16"
+                        : gray_frames < 2 * DISTINCT || cloud_frames < 2 * DISTINCT
+                            ? "--gray-frames and --cloud-frames are at least 16"
+                        : cloud_group % DISTINCT > 0 ? "--cloud-group is a multiple of 8 (or 0)"
+                        : cloud_group > cloud_frames ? "--cloud-group is at most --cloud-frames"
+                                                     : NULL;
+    if (wrong) {
+        fprintf(stderr, "clc_bench_batch: %s\n", wrong);
         return 2;
     }
     printf("frames in host memory (ordinary, and pinned where said); device \"%s\", devices "
            "\"%s\"; median of %d runs; GB/s: "
            "input plus output bytes (a dense cloud's valid points)\n\n",
-           device ? device : "default", devices, repeats);
+           device ? device : "default", devices, (int)repeats);
     printf("| work | blocking, frames/s | batch 1 worker | batch 2 workers | batch 4 workers | "
            "batch 8 workers | 4 workers, frames in pinned memory | 8 workers, pinned | "
            "devices, default workers | best batch vs blocking |\n");
@@ -342,7 +362,7 @@ int main(int argc, char **argv)
                       kind == 2 ? cloud_group : 1) != 0) {
             fprintf(stderr, "clc_bench_batch: out of host memory\n");
             rc = 1;
-        } else if (row(&w, device, devices, repeats) != 0) {
+        } else if (row(&w, device, devices, (int)repeats) != 0) {
             rc = 1;
         }
         free_work(&w);

@@ -77,8 +77,8 @@ CLC_API clc_status clc_depth_to_points_enqueue(
  * points go to points + f * grid * 3 (grid: clc_cloud_grid_size), its colours to
  * colors + f * grid * 3, and counts[f] receives the number of points of frame f (the grid for
  * an organized cloud): each frame is exactly what clc_depth_to_points gives for it, and the
- * slots of a dense frame past its count are left as they were. points and colors must hold
- * frames * grid points. Blocking.
+ * point and colour slots of a dense frame past its count are left as they were. points and
+ * colors must hold frames * grid points. Blocking.
  */
 CLC_API clc_status clc_depth_to_points_many(clc_context *ctx, size_t frames,
                                             const clc_image_desc *depth, const void *depth_data,
