@@ -289,9 +289,10 @@ typedef struct clc_part {
 
 /* Makes the parts (ascending, apart) of an output buffer from clc__host_output over `data`
  * visible at the same offsets of `data`: the span from the first part to the last mapped and
- * unmapped in place (what lies between comes back as it was); otherwise a read of the parts,
- * staged (one pipelined read of the span) where a transfer of the span would be. Only a staged
- * read waits; the rest is completed by the caller's clFinish (clc__host_finish). */
+ * unmapped in place (what lies between comes back as it was), not waited for (the caller's
+ * clFinish, clc__host_finish, completes them); otherwise a read of the parts, staged (one
+ * pipelined read of the span) where a transfer of the span would be, else all parts enqueued and
+ * then waited for together; either way each read's status is checked. */
 cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_part *parts, size_t n);
 
 /* ---- per-device variants (tune.c) ---- */

@@ -282,13 +282,24 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_par
         if (clc__staging_wanted(ctx, host + base, span))
             return clc__staged_read(ctx, ctx->queue, buffer, base, host + base, parts + first,
                                     n - first);
-        /* Not waited for: the parts (the frames of clc_depth_to_points_many) follow one another
-         * on the bus without a round trip to the host between them. */
+        /* Enqueued without waiting, so that the parts (the frames of clc_depth_to_points_many)
+         * follow one another on the bus without a round trip to the host between them; then one
+         * wait for all, and each read's own status, as a read that fails on the device says so
+         * only there. */
+        cl_event *done = calloc(n - first, sizeof *done);
+        if (!done)
+            return CL_OUT_OF_HOST_MEMORY;
+        size_t made = 0;
         for (size_t k = first; k < n && err == CL_SUCCESS; ++k)
             if (parts[k].bytes)
                 err = clEnqueueReadBuffer(ctx->queue, buffer, CL_FALSE, parts[k].at, parts[k].bytes,
-                                          host + parts[k].at, 0, NULL, NULL);
-        return err;
+                                          host + parts[k].at, 0, NULL, &done[made++]);
+        if (err != CL_SUCCESS)
+            --made; /* the failed enqueue made no event */
+        const cl_int waited = made ? clWaitForEvents((cl_uint)made, done) : CL_SUCCESS;
+        const cl_int status = clc__events_settle(done, made);
+        free(done);
+        return err != CL_SUCCESS ? err : status != CL_SUCCESS ? status : waited;
     }
     /* Mapping is what makes a device's writes visible in host memory it was given. Neither map
      * nor unmap is waited for here: the caller's one clFinish covers kernel, map and unmap, and
