@@ -134,10 +134,10 @@ static cl_int band_download(clc_context *ctx, band_job *j, size_t k)
                          &j->back[k]);
     size_t at = 0, len = 0;
     band_span(r0, r1, dst->height, j->dst_pitch, j->dst_bytes, &at, &len);
-    return j->staged_down ? clc__staged_read(ctx, j->down, j->dst_buf, at, j->dst_data + at,
-                                             &(clc_part){at, len}, 1)
-                          : clEnqueueReadBuffer(j->down, j->dst_buf, CL_FALSE, at, len,
-                                                j->dst_data + at, 0, NULL, &j->back[k]);
+    return j->staged_down
+               ? clc__staged_read(ctx, j->down, j->dst_buf, j->dst_data, &(clc_part){at, len}, 1)
+               : clEnqueueReadBuffer(j->down, j->dst_buf, CL_FALSE, at, len, j->dst_data + at, 0,
+                                     NULL, &j->back[k]);
 }
 
 /* Uploads, launches and downloads band by band. Downloads trail the uploads by one band where the

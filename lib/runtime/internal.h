@@ -422,12 +422,11 @@ void clc__pinned_release_all(clc_context *ctx);
  * none), whose status tells whether they reached the device (clc__events_settle). */
 cl_int clc__staged_write(clc_context *ctx, cl_command_queue queue, cl_mem dst, size_t at,
                          const void *src, size_t bytes, cl_event last[2]);
-/* The parts of src (ascending, apart, the first at `base`) into dst, which stands for src[base],
- * after the commands already on `queue`, pipelined the other way: the host copies one chunk's
- * parts out while the next chunk's DMA runs; what lies between parts crosses the bus but is not
- * written. Blocking. */
-cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t base,
-                        void *dst, const clc_part *parts, size_t n);
+/* The parts of src (ascending, apart) to the same offsets of dst, after the commands already on
+ * `queue`, pipelined the other way: the host copies one chunk's parts out while the next chunk's
+ * DMA runs; what lies between parts crosses the bus but is not written. Blocking. */
+cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, void *dst,
+                        const clc_part *parts, size_t n);
 /* Frees the staging slots still marked busy with any of these n events, whose commands have
  * ended (the caller finished their queue) and whose status the caller checks: a failure is
  * then reported by the call that made it, not again by the next transfer to use the slot. */

@@ -280,8 +280,7 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_par
     cl_int err = CL_SUCCESS;
     if (!clc__host_in_place(ctx)) {
         if (clc__staging_wanted(ctx, host + base, span))
-            return clc__staged_read(ctx, ctx->queue, buffer, base, host + base, parts + first,
-                                    n - first);
+            return clc__staged_read(ctx, ctx->queue, buffer, host, parts + first, n - first);
         /* Enqueued without waiting, so that the parts (the frames of clc_depth_to_points_many)
          * follow one another on the bus without a round trip to the host between them; then one
          * wait for all, and each read's own status, as a read that fails on the device says so
@@ -291,11 +290,11 @@ cl_int clc__host_sync(clc_context *ctx, cl_mem buffer, void *data, const clc_par
             return CL_OUT_OF_HOST_MEMORY;
         size_t made = 0;
         for (size_t k = first; k < n && err == CL_SUCCESS; ++k)
-            if (parts[k].bytes)
+            if (parts[k].bytes) {
                 err = clEnqueueReadBuffer(ctx->queue, buffer, CL_FALSE, parts[k].at, parts[k].bytes,
-                                          host + parts[k].at, 0, NULL, &done[made++]);
-        if (err != CL_SUCCESS)
-            --made; /* the failed enqueue made no event */
+                                          host + parts[k].at, 0, NULL, &done[made]);
+                made += err == CL_SUCCESS;
+            }
         const cl_int waited = made ? clWaitForEvents((cl_uint)made, done) : CL_SUCCESS;
         const cl_int status = clc__events_settle(done, made);
         free(done);

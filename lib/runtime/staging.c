@@ -224,12 +224,11 @@ static cl_int read_chunk(cl_command_queue queue, clc_staging *s, cl_mem src, siz
 }
 
 /* Copies out of a chunk holding src[c0..c1) the bytes of the parts there, part p's from
- * src[p.at..) to dst + (p.at - base), as one job of the copier's threads (in rounds of up to
- * PIECES parts); *next is the first part not yet copied out whole. */
+ * src[p.at..) to dst + p.at, as one job of the copier's threads (in rounds of up to PIECES
+ * parts); *next is the first part not yet copied out whole. */
 enum { PIECES = 32 };
 static void copy_parts(clc_staging *s, const unsigned char *slot, size_t c0, size_t c1,
-                       unsigned char *dst, size_t base, const clc_part *parts, size_t n,
-                       size_t *next)
+                       unsigned char *dst, const clc_part *parts, size_t n, size_t *next)
 {
     clc_piece pieces[PIECES];
     size_t count = 0;
@@ -237,7 +236,7 @@ static void copy_parts(clc_staging *s, const unsigned char *slot, size_t c0, siz
         const size_t end = parts[k].at + parts[k].bytes;
         const size_t lo = parts[k].at > c0 ? parts[k].at : c0, hi = end < c1 ? end : c1;
         if (lo < hi)
-            pieces[count++] = (clc_piece){dst + (lo - base), slot + (lo - c0), hi - lo};
+            pieces[count++] = (clc_piece){dst + lo, slot + (lo - c0), hi - lo};
         if (count == PIECES) {
             clc__copier_copy(s->copier, s->threads, pieces, count);
             count = 0;
@@ -248,14 +247,14 @@ static void copy_parts(clc_staging *s, const unsigned char *slot, size_t c0, siz
     clc__copier_copy(s->copier, s->threads, pieces, count);
 }
 
-/* The parts of src from base on, to dst (which stands for src[base]), after the commands already
- * on queue, the other way round: the device writes the span from the first part's start to the
- * last one's end a chunk at a time, and the host copies the parts of chunk i out while chunk
- * i + 1 comes. The gaps cross the bus but are never written to dst. Parts are ascending, apart
- * and start at base. Blocking. */
+/* The parts (ascending, apart) of src to the same offsets of dst, after the commands already on
+ * queue, the other way round: the device writes the span from the first part's start to the last
+ * one's end a chunk at a time, and the host copies the parts of chunk i out while chunk i + 1
+ * comes. The gaps cross the bus but are never written to dst. Blocking. */
 static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging *s, cl_mem src,
-                           size_t base, void *dst, const clc_part *parts, size_t parts_n)
+                           void *dst, const clc_part *parts, size_t parts_n)
 {
+    const size_t base = parts_n ? parts[0].at : 0;
     const size_t bytes = parts_n ? parts[parts_n - 1].at + parts[parts_n - 1].bytes - base : 0;
     if (!bytes)
         return CL_SUCCESS;
@@ -263,7 +262,7 @@ static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging
     s->own = 0;
     cl_int err = buffers_fit(ctx, queue, s, &chunk);
     const size_t n = (bytes + chunk - 1) / chunk;
-    if (err == CL_SUCCESS && n > 0)
+    if (err == CL_SUCCESS)
         err = read_chunk(queue, s, src, base, chunk, bytes, 0);
     for (size_t i = 0; err == CL_SUCCESS && i < n; ++i) {
         if (i + 1 < n) /* its slot held chunk i - 1, already copied out */
@@ -272,7 +271,7 @@ static cl_int read_through(clc_context *ctx, cl_command_queue queue, clc_staging
             err = settle(s, (int)(i % 2));
         if (err == CL_SUCCESS)
             copy_parts(s, s->host[i % 2], base + i * chunk,
-                       base + i * chunk + chunk_bytes(chunk, bytes, i), dst, base, parts, parts_n,
+                       base + i * chunk + chunk_bytes(chunk, bytes, i), dst, parts, parts_n,
                        &next_part);
     }
     if (err != CL_SUCCESS) /* nothing may still be writing into the slots */
@@ -387,8 +386,7 @@ static clc_status tune_run(clc_context *ctx, cl_command_queue queue, int variant
     if (err == CL_SUCCESS)
         err = write_through(ctx, queue, t->staging, t->device, 0, t->host, t->bytes);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, queue, t->staging, t->device, 0, t->host, &(clc_part){0, t->bytes},
-                           1);
+        err = read_through(ctx, queue, t->staging, t->device, t->host, &(clc_part){0, t->bytes}, 1);
     return err == CL_SUCCESS ? CLC_SUCCESS : (clc_status)err;
 }
 
@@ -497,14 +495,14 @@ void clc__staging_forget(clc_context *ctx, const cl_event *events, size_t n)
     clc_mutex_unlock(&ctx->staging_lock);
 }
 
-cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, size_t base,
-                        void *dst, const clc_part *parts, size_t n)
+cl_int clc__staged_read(clc_context *ctx, cl_command_queue queue, cl_mem src, void *dst,
+                        const clc_part *parts, size_t n)
 {
     clc_mutex_lock(&ctx->staging_lock);
     clc_staging *s = NULL;
     cl_int err = staging_get(ctx, &s);
     if (err == CL_SUCCESS)
-        err = read_through(ctx, queue, s, src, base, dst, parts, n);
+        err = read_through(ctx, queue, s, src, dst, parts, n);
     clc_mutex_unlock(&ctx->staging_lock);
     return err;
 }
