@@ -131,6 +131,16 @@ if o3d:
         image, intr, depth_scale=1000.0, depth_trunc=3.0))
 row("depth_to_points", "640x480", ours, "Open3D legacy", theirs)
 
+# Many frames at once: a list (a batch item a frame) against the same frames as one (N, H, W)
+# array (groups of frames, a library call a group), on the default context's device alone.
+stack = np.stack([np.roll(depth, i, axis=1) for i in range(64)])
+frames = list(stack)
+device = f"{ctx.device()['index']}"
+for name, arg in (("a list of 64 arrays", frames), ("one (64, 480, 640) array", stack)):
+    ms = median_ms(lambda: clcompute.depth_to_points_many(arg, *k, depth_trunc=3.0,
+                                                          devices=device), max(5, args.repeats // 4))
+    print(f"depth_to_points_many, {name}: {ms:.2f} ms, {64e3 / ms:,.0f} frames/s")
+
 x = (rng.random(64 << 20, dtype=np.float32) - np.float32(0.5))
 for op in ("sum", "argmax"):
     ours = median_ms(lambda: getattr(clcompute, op)(x))

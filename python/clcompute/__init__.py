@@ -372,15 +372,31 @@ def _gray_args(name, img, order):
     return src, order
 
 
-def _depth_args(name, depth, depth_scale, depth_trunc, stride):
-    """A depth image and its options checked, as the library takes them: (array, format, scale,
-    trunc, stride). Float depth is divided by depth_scale here, as Open3D does (one copy unless
-    the scale is 1); the library reads float32 depth as metres."""
-    src = _as_input(depth, image=True)
+def _frames_in_place(a):
+    """(N, H, W) frames the library reads where they are: native values, rows packed, frames and
+    rows one after another at any stride."""
+    n = a.strides
+    return (a.dtype.isnative and n[2] == a.itemsize and n[1] >= a.shape[2] * n[2] and
+            n[0] >= a.shape[1] * n[1])
+
+
+def _depth_args(name, depth, depth_scale, depth_trunc, stride, frames=False):
+    """A depth image (frames: an (N, H, W) array of them) and its options checked, as the
+    library takes them: (array, format, scale, trunc, stride). Float depth is divided by
+    depth_scale here, as Open3D does (one copy unless the scale is 1); the library reads float32
+    depth as metres."""
+    if frames:
+        src = depth if _frames_in_place(depth) else _as_input(depth)
+    else:
+        src = _as_input(depth, image=True)
     fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
-    if fmt is None or src.ndim != 2:
-        raise ValueError(f"{name} must be (H, W) uint16 or float32, not {src.shape} {src.dtype}")
-    _not_empty(name, src)
+    if fmt is None or src.ndim != 2 + frames:
+        shape = "(N, H, W)" if frames else "(H, W)"
+        raise ValueError(f"{name} must be {shape} uint16 or float32, not {src.shape} {src.dtype}")
+    if not frames:
+        _not_empty(name, src)
+    elif 0 in src.shape[1:]:
+        raise ValueError(f"{name} holds empty frames: shape {src.shape}")
     scale = _positive("depth_scale", depth_scale)
     trunc = _positive("depth_trunc", depth_trunc, infinite=True)
     s = _whole("stride", stride, 1, 2**32 - 1)
@@ -550,19 +566,44 @@ def gray_many(images, order="rgb", weights="bt601", devices="all"):
     return outs
 
 
+def _frame_groups(frames, workers):
+    """Sizes of the groups an array of frames goes in, in order: large ones first (a launch or
+    two a group, what small frames need on a GPU; 16 reach the bus there), shrinking to single
+    frames at the end so that every worker, a slow device's too, finishes at about the same
+    time (guided scheduling)."""
+    sizes = []
+    while frames:
+        share = frames // (2 * workers)  # (min and max are ours here)
+        sizes.append(16 if share > 16 else share or 1)
+        frames -= sizes[-1]
+    return sizes
+
+
 def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
                          stride=1, organized=False, devices="all"):
-    """depth_to_points() of every depth image of a list (no colour), on every device of
-    `devices` at once. Returns the point arrays in order."""
-    items, grids = [], []
+    """depth_to_points() of every depth image of a list, or of every frame of an (N, H, W)
+    array (no colour), on every device of `devices` at once. Returns the point arrays in order.
+    An array's frames go to the library in groups, one or two launches a group: on a GPU the
+    way to convert many small frames (np.stack a list of them)."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
-    for i, depth in enumerate(depths):
-        src, fmt, scale, trunc, s = _depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc,
-                                                stride)
-        gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
-        points = np.empty((gh * gw, 3), np.float32)
-        grids.append((gh, gw, points))
-        items.append((src, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
-    counts = _batch(devices)._depth_to_points_many(items)
+    batch = _batch(devices)
+    if isinstance(depths, np.ndarray) and depths.ndim == 3:
+        src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)
+        # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
+        unified = [d["unified_memory"] for d in batch.devices()]  # (sum is ours here)
+        workers = 4 * len(unified) - 2 * unified.count(True)
+        ends = np.cumsum([0] + _frame_groups(len(src), workers))
+        parts = [(src[a] if b - a == 1 else src[a:b], *args) for a, b in zip(ends[:-1], ends[1:])]
+    else:
+        parts = [_depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc, stride)
+                 for i, depth in enumerate(depths)]
+    items, outs = [], []
+    for part, fmt, scale, trunc, s in parts:
+        gh, gw = -(-part.shape[-2] // s), -(-part.shape[-1] // s)
+        n = 1 if part.ndim == 2 else len(part)
+        points = np.empty((n * gh * gw, 3), np.float32)
+        outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]
+        items.append((part, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
+    counts = batch._depth_to_points_many(items)
     return [p.reshape(gh, gw, 3) if organized else p[:n]
-            for (gh, gw, p), n in zip(grids, counts)]
+            for (gh, gw, p), n in zip(outs, counts)]

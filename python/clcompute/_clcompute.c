@@ -97,6 +97,35 @@ static int get_image(PyObject *obj, int writable, size_t pixel, const char *what
     return 0;
 }
 
+/* A cloud item's depth: an (H, W) image (one frame), or (F, H, W) frames of one array, each rows
+ * of packed pixels, frame f at f * *frame_bytes from the first. */
+static int get_depth(PyObject *obj, size_t pixel, image *im, size_t *frames, size_t *frame_bytes)
+{
+    memset(im, 0, sizeof *im);
+    if (PyObject_GetBuffer(obj, &im->view, PyBUF_STRIDES) != 0)
+        return -1;
+    im->held = 1;
+    const Py_buffer *v = &im->view;
+    if (v->ndim != 3) {
+        release_image(im);
+        *frames = 1, *frame_bytes = 0;
+        return get_image(obj, 0, pixel, "depth", im);
+    }
+    const Py_ssize_t *n = v->shape, *step = v->strides;
+    if ((size_t)v->itemsize != pixel || n[0] <= 0 || n[1] <= 0 || n[2] <= 0 ||
+        step[2] != v->itemsize || step[1] < n[2] * step[2] || step[0] < n[1] * step[1]) {
+        PyErr_Format(PyExc_ValueError,
+                     "depth: expected (frames, rows, cols) of %zu-byte pixels, rows packed and "
+                     "frames one after another",
+                     pixel);
+        release_image(im);
+        return -1;
+    }
+    *frames = (size_t)n[0], *frame_bytes = (size_t)step[0];
+    im->rows = (size_t)n[1], im->cols = (size_t)n[2], im->pitch = (size_t)step[1];
+    return 0;
+}
+
 /* A contiguous buffer of at least `bytes`. */
 static int get_flat(PyObject *obj, int writable, size_t bytes, const char *what, Py_buffer *view)
 {
@@ -659,7 +688,8 @@ typedef struct item {
     double k[4], scale, trunc;
     unsigned stride;
     int organized;
-    size_t count;    /* cloud: points made */
+    size_t frames, frame_bytes; /* cloud: depth frames of the item, and from one to the next */
+    size_t *counts;             /* cloud: points made in each frame */
     char error[512]; /* the library's message when the item failed (from its worker's thread) */
 } item;
 
@@ -689,12 +719,17 @@ static clc_status cloud_job(clc_context *ctx, size_t i, void *user)
                               it->src.pitch};
     clc_cloud_options o = {it->scale, it->trunc, it->stride,
                            it->organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE};
+    const clc_intrinsics k = {it->k[0], it->k[1], it->k[2], it->k[3]};
     size_t grid = 0;
     clc_status st = clc_cloud_grid_size(&d, &o, &grid);
-    if (st == CLC_SUCCESS)
-        st = clc_depth_to_points(ctx, &d, it->src.view.buf, NULL, NULL,
-                                 &(clc_intrinsics){it->k[0], it->k[1], it->k[2], it->k[3]}, &o,
-                                 it->extra.buf, NULL, grid, &it->count);
+    /* A frame alone keeps the single call's path; frames of one array are one call, a launch or
+     * two for all of them (what a small frame needs to reach the bus on a GPU). */
+    if (st == CLC_SUCCESS && it->frames == 1)
+        st = clc_depth_to_points(ctx, &d, it->src.view.buf, NULL, NULL, &k, &o, it->extra.buf, NULL,
+                                 grid, it->counts);
+    else if (st == CLC_SUCCESS)
+        st = clc_depth_to_points_many(ctx, it->frames, &d, it->src.view.buf, it->frame_bytes, NULL,
+                                      NULL, 0, &k, &o, it->extra.buf, NULL, it->counts);
     return noted(it, st);
 }
 
@@ -705,11 +740,13 @@ static void release_items(item *items, size_t n)
         release_image(&items[i].dst);
         if (items[i].have_extra)
             PyBuffer_Release(&items[i].extra);
+        PyMem_Free(items[i].counts);
     }
     PyMem_Free(items);
 }
 
-/* Runs the items; for a failure raises with the first failed item's index. */
+/* Runs the items; for a failure raises naming the first failed item by its place among the
+ * frames (an item of gray, or a cloud item that is one frame, is one). */
 static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
 {
     clc_status *statuses = PyMem_Calloc(n ? n : 1, sizeof *statuses);
@@ -728,7 +765,15 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
             ++bad;
         const clc_status first = bad < n ? statuses[bad] : st;
         const char *why = bad < n && items[bad].error[0] ? items[bad].error : clc_last_error();
-        PyObject *text = PyUnicode_FromFormat("item %zu of %zu: %s", bad, n, why);
+        size_t at = 0, frames = 0;
+        for (size_t i = 0; i < n; ++i) {
+            at += i < bad ? (items[i].frames ? items[i].frames : 1) : 0;
+            frames += items[i].frames ? items[i].frames : 1;
+        }
+        const size_t span = bad < n && items[bad].frames > 1 ? items[bad].frames : 1;
+        PyObject *text = span > 1 ? PyUnicode_FromFormat("items %zu-%zu of %zu: %s", at,
+                                                         at + span - 1, frames, why)
+                                  : PyUnicode_FromFormat("item %zu of %zu: %s", at, frames, why);
         const char *utf8 = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
         if (utf8)
             raise_message(first, utf8);
@@ -784,7 +829,8 @@ static PyObject *batch_gray(PyObject *self, PyObject *args)
 }
 
 /* _depth_to_points_many([(depth, format, (fx, fy, cx, cy), scale, trunc, stride, organized,
- * points), ...]) -> [count, ...] */
+ * points), ...]) -> [count, ...], a count for each frame of each item in order. depth is one
+ * (H, W) frame or (F, H, W) frames of one array; points holds F grids of points. */
 static PyObject *batch_cloud(PyObject *self, PyObject *args)
 {
     clc_batch *b;
@@ -799,24 +845,33 @@ static PyObject *batch_cloud(PyObject *self, PyObject *args)
         if (!PyArg_ParseTuple(PyList_GetItem(list, i), "Oi(dddd)ddIpO", &depth, &it->src_format,
                               &it->k[0], &it->k[1], &it->k[2], &it->k[3], &it->scale, &it->trunc,
                               &it->stride, &it->organized, &points) ||
-            get_image(depth, 0, clc_pixel_size((clc_pixel_format)it->src_format), "depth",
-                      &it->src) != 0) {
+            get_depth(depth, clc_pixel_size((clc_pixel_format)it->src_format), &it->src,
+                      &it->frames, &it->frame_bytes) != 0) {
             release_items(items, (size_t)n);
             return NULL;
         }
         const size_t stride = it->stride ? it->stride : 1;
         const size_t grid =
             ((it->src.cols + stride - 1) / stride) * ((it->src.rows + stride - 1) / stride);
-        if (get_flat(points, 1, grid * 12, "points", &it->extra) != 0) {
+        if (get_flat(points, 1, it->frames * grid * 12, "points", &it->extra) != 0) {
             release_items(items, (size_t)n);
             return NULL;
         }
         it->have_extra = 1;
+        if (!(it->counts = PyMem_Calloc(it->frames, sizeof *it->counts))) {
+            release_items(items, (size_t)n);
+            return PyErr_NoMemory();
+        }
     }
     const int rc = run_items(b, items, (size_t)n, cloud_job);
-    PyObject *counts = rc == 0 ? PyList_New(n) : NULL;
+    PyObject *counts = rc == 0 ? PyList_New(0) : NULL;
     for (Py_ssize_t i = 0; counts && i < n; ++i)
-        PyList_SetItem(counts, i, PyLong_FromSize_t(items[i].count));
+        for (size_t f = 0; counts && f < items[i].frames; ++f) {
+            PyObject *c = PyLong_FromSize_t(items[i].counts[f]);
+            if (!c || PyList_Append(counts, c) != 0)
+                Py_CLEAR(counts);
+            Py_XDECREF(c);
+        }
     release_items(items, (size_t)n);
     return counts;
 }

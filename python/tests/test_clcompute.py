@@ -577,6 +577,35 @@ def test_many_equals_one_at_a_time():
                                                                      depth_trunc=2.0))
 
 
+@pytest.mark.parametrize("organized", [False, True])
+def test_an_array_of_frames_is_converted_in_groups(organized):
+    """An (N, H, W) array goes to the library a group of frames a call (clc_depth_to_points_many);
+    every frame is what a call of its own gives, whatever group it fell in, in place for any
+    stride of frames and rows, and an empty frame keeps its place."""
+    d = rng.integers(0, 3000, (37, 24, 32), dtype=np.uint16)
+    d[:, ::3, ::5] = 0
+    d[[0, 9, 36]] = 0  # frames with no point, at a group's start and at the end
+    args = dict(fx=30, fy=30, cx=16, cy=12, depth_trunc=2.0, organized=organized)
+    before = clcompute.copies()
+    for frames in (d, d[::2], d[:, :, :30], d[:, 1:, :], d.astype(np.float32)):
+        many = clcompute.depth_to_points_many(frames, **args)
+        assert len(many) == len(frames)
+        for f, got in zip(frames, many):
+            np.testing.assert_array_equal(got, clcompute.depth_to_points(f, **args))
+    assert clcompute.copies() == before
+    assert clcompute.depth_to_points_many(np.zeros((0, 4, 4), np.uint16), **args) == []
+
+
+def test_a_failed_group_of_frames_names_its_frames():
+    d = np.full((400, 4, 4), 1000, np.uint16)  # groups of 2 or more up to 100 workers
+    with pytest.raises(ValueError, match=r"items 0-\d+ of 400: .*fx=nan"):
+        clcompute.depth_to_points_many(d, math.nan, 500, 2, 2)
+    with pytest.raises(ValueError, match=r"depths holds empty frames"):
+        clcompute.depth_to_points_many(np.zeros((3, 0, 4), np.uint16), 500, 500, 2, 2)
+    with pytest.raises(ValueError, match=r"depths must be \(N, H, W\) uint16 or float32"):
+        clcompute.depth_to_points_many(d.astype(np.int32), 500, 500, 2, 2)
+
+
 def run_example(*args):
     """An example in a process of its own. A device that this process holds can be hidden from
     a second one (on the H200 host the child saw only PoCL while pytest had the GPU open, as an
