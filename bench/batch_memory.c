@@ -197,9 +197,11 @@ static double pinned_rate(work *w, clc_batch *b, int repeats, const char *mode)
         if (ok)
             memcpy(p.packed, w->packed, w->group * in_bytes);
     }
-    for (size_t d = 0; d < DISTINCT; ++d) {
+    for (size_t d = 0; d < DISTINCT; ++d) { /* a group reads only the packed frames */
         p.in[d] = NULL;
-        if (ok && clc_host_alloc(ctx, in_bytes, (void **)&p.in[d]) == CLC_SUCCESS)
+        if (!ok || w->group > 1)
+            continue;
+        if (clc_host_alloc(ctx, in_bytes, (void **)&p.in[d]) == CLC_SUCCESS)
             memcpy(p.in[d], w->in[d], in_bytes);
         else
             ok = 0;

@@ -137,16 +137,22 @@ def _rows_packed(arr):
             arr.strides[0] >= arr.shape[1] * pixel)
 
 
+def _as_array(a):
+    """a, or a numpy view of a DLPack tensor's host memory; masked arrays refused."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError("masked arrays are not supported (their mask would be ignored): pass "
+                        "a.compressed() or a.filled(value)")
+    if not isinstance(a, np.ndarray) and hasattr(type(a), "__dlpack__"):
+        return _from_dlpack(a)
+    return a
+
+
 def _as_input(a, image=False):
     """a as an array the library reads in place: a itself when its layout allows (C-contiguous
     native-order values, or for images rows of packed pixels at any stride), else one copy. A
     DLPack tensor is first viewed as an array (host memory only)."""
     global _copies
-    if isinstance(a, np.ma.MaskedArray):
-        raise TypeError("masked arrays are not supported (their mask would be ignored): pass "
-                        "a.compressed() or a.filled(value)")
-    if not isinstance(a, np.ndarray) and hasattr(type(a), "__dlpack__"):
-        a = _from_dlpack(a)
+    a = _as_array(a)
     if not isinstance(a, np.ndarray):
         if type(a).__module__.split(".")[0] == "pyopencl":  # numpy would read it item by item
             raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in OpenCL device memory; "
@@ -372,23 +378,22 @@ def _gray_args(name, img, order):
     return src, order
 
 
-def _frames_in_place(a):
-    """(N, H, W) frames the library reads where they are: native values, rows packed, frames and
-    rows one after another at any stride."""
+def _frames_packed(a):
+    """An (N, H, W) array whose frames lie one after another (rows packed at any row stride,
+    the next frame where the last one's rows end: a C-contiguous array or a row or column crop of
+    one), which the library reads in place a group of frames at a time. Frames further apart
+    (a[::2]) go one by one: a group would carry the frames between them too."""
     n = a.strides
-    return (a.dtype.isnative and n[2] == a.itemsize and n[1] >= a.shape[2] * n[2] and
-            n[0] >= a.shape[1] * n[1])
+    return a.size == 0 or (a.dtype.isnative and a.flags.aligned and n[2] == a.itemsize and
+                           n[1] >= a.shape[2] * n[2] and n[0] == a.shape[1] * n[1])
 
 
 def _depth_args(name, depth, depth_scale, depth_trunc, stride, frames=False):
-    """A depth image (frames: an (N, H, W) array of them) and its options checked, as the
-    library takes them: (array, format, scale, trunc, stride). Float depth is divided by
+    """A depth image (frames: an (N, H, W) array of packed frames) and its options checked, as
+    the library takes them: (array, format, scale, trunc, stride). Float depth is divided by
     depth_scale here, as Open3D does (one copy unless the scale is 1); the library reads float32
     depth as metres."""
-    if frames:
-        src = depth if _frames_in_place(depth) else _as_input(depth)
-    else:
-        src = _as_input(depth, image=True)
+    src = depth if frames else _as_input(depth, image=True)
     fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
     if fmt is None or src.ndim != 2 + frames:
         shape = "(N, H, W)" if frames else "(H, W)"
@@ -583,11 +588,13 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
                          stride=1, organized=False, devices="all"):
     """depth_to_points() of every depth image of a list, or of every frame of an (N, H, W)
     array (no colour), on every device of `devices` at once. Returns the point arrays in order.
-    An array's frames go to the library in groups, one or two launches a group: on a GPU the
-    way to convert many small frames (np.stack a list of them)."""
+    An array's frames, when they lie one after another, go to the library in groups, one or two
+    launches a group: on a GPU the way to convert many small frames (np.stack a list of them).
+    Each result is a view of its group's points."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
     batch = _batch(devices)
-    if isinstance(depths, np.ndarray) and depths.ndim == 3:
+    depths = _as_array(depths)
+    if isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths):
         src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)
         # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
         unified = [d["unified_memory"] for d in batch.devices()]  # (sum is ours here)

@@ -600,6 +600,11 @@ def test_a_failed_group_of_frames_names_its_frames():
     d = np.full((400, 4, 4), 1000, np.uint16)  # groups of 2 or more up to 100 workers
     with pytest.raises(ValueError, match=r"items 0-\d+ of 400: .*fx=nan"):
         clcompute.depth_to_points_many(d, math.nan, 500, 2, 2)
+    # Frames apart (a[::2]) go one by one: a group would carry the frames between them too.
+    with pytest.raises(ValueError, match=r"item 0 of 200: .*fx=nan"):
+        clcompute.depth_to_points_many(d[::2], math.nan, 500, 2, 2)
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        clcompute.depth_to_points_many(np.ma.masked_equal(d, 1000), 500, 500, 2, 2)
     with pytest.raises(ValueError, match=r"depths holds empty frames"):
         clcompute.depth_to_points_many(np.zeros((3, 0, 4), np.uint16), 500, 500, 2, 2)
     with pytest.raises(ValueError, match=r"depths must be \(N, H, W\) uint16 or float32"):
