@@ -131,15 +131,6 @@ if o3d:
         image, intr, depth_scale=1000.0, depth_trunc=3.0))
 row("depth_to_points", "640x480", ours, "Open3D legacy", theirs)
 
-# Many frames at once: a list (a batch item a frame) against the same frames as one (N, H, W)
-# array (groups of frames, a library call a group), on the default context's device alone.
-stack = np.stack([np.roll(depth, i, axis=1) for i in range(64)])
-frames = list(stack)
-device = f"{ctx.device()['index']}"
-for name, arg in (("a list of 64 arrays", frames), ("one (64, 480, 640) array", stack)):
-    ms = median_ms(lambda: clcompute.depth_to_points_many(arg, *k, depth_trunc=3.0,
-                                                          devices=device), max(5, args.repeats // 4))
-    print(f"depth_to_points_many, {name}: {ms:.2f} ms, {64e3 / ms:,.0f} frames/s")
 
 x = (rng.random(64 << 20, dtype=np.float32) - np.float32(0.5))
 for op in ("sum", "argmax"):
@@ -210,3 +201,26 @@ for w, h in [(1920, 1080), (3840, 2160)]:
     four = max(frames_per_second(imgs, 4) for _ in range(3))
     print(f"gray {w}x{h} from Python threads on one context: {one_thread:.0f} frames/s with 1, "
           f"{four:.0f} with 4 ({four / one_thread:.2f}x; best of 3)")
+
+print()
+# gray_many of 16 4K images into fresh arrays and into one reused `out`.
+images = [rng.integers(0, 256, (2160, 3840, 3), dtype=np.uint8) for _ in range(4)] * 4
+into = np.empty((16, 2160, 3840), np.uint8)
+for name, out in (("new arrays", None), ("out=", into)):
+    ms = median_ms(lambda: clcompute.gray_many(images, out=out, devices=f"{ctx.device()['index']}"),
+                   max(5, args.repeats // 4))
+    print(f"gray_many, 16 3840x2160, {name}: {ms:.2f} ms, {16e3 / ms:,.0f} frames/s")
+del images, into
+
+# Many frames at once: a list (a batch item a frame) against the same frames as one (N, H, W)
+# array (groups of frames, a library call a group), on the default context's device alone; each
+# into fresh arrays and into one reused `out`.
+stack = np.stack([np.roll(depth, i, axis=1) for i in range(64)])
+frames = list(stack)
+device = f"{ctx.device()['index']}"
+into = np.empty((64, 480 * 640, 3), np.float32)  # out=: the same memory every call
+for name, arg, out in (("a list of 64 arrays", frames, None), ("one (64, 480, 640) array", stack,
+                       None), ("a list, out=", frames, into), ("the array, out=", stack, into)):
+    ms = median_ms(lambda: clcompute.depth_to_points_many(arg, *k, depth_trunc=3.0, out=out,
+                                                          devices=device), max(5, args.repeats // 4))
+    print(f"depth_to_points_many, {name}: {ms:.2f} ms, {64e3 / ms:,.0f} frames/s")

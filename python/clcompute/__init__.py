@@ -556,18 +556,28 @@ def _batch(devices):
         return _batches[devices]
 
 
-def gray_many(images, order="rgb", weights="bt601", devices="all"):
+def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
     """gray() of every image of a list, on every device of `devices` at once (the batch API:
-    each device's workers take the next image when free). Returns the results in order."""
-    items, outs = [], []
+    each device's workers take the next image when free). Returns the results in order: new
+    arrays, or with `out` ((N, H, W) uint8, images of one size) views of it; new memory for many
+    images costs the system about as much to hand out as the conversion takes, so reuse `out`
+    in a loop."""
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
+    srcs = []
     for i, img in enumerate(images):
         src, o = _gray_args(f"images[{i}]", img, o)
-        out = np.empty(src.shape[:2], np.uint8)
-        outs.append(out)
-        items.append((src, _PIXEL[o], out, _PIXEL["gray8"], _WEIGHTS[w]))
-    _batch(devices)._gray_many(items)
+        srcs.append((src, o))
+    sizes = {src.shape[:2] for src, _ in srcs}
+    if out is not None and srcs:
+        if len(sizes) > 1:
+            raise ValueError(f"out= needs images of one size, not "
+                             f"{', '.join(f'{cols}x{rows}' for rows, cols in sorted(sizes))}")
+        out = _output(out, (len(srcs),) + sizes.pop(), np.uint8)
+    outs = [np.empty(src.shape[:2], np.uint8) if out is None or not srcs else out[i]
+            for i, (src, _) in enumerate(srcs)]
+    _batch(devices)._gray_many([(src, _PIXEL[o], dst, _PIXEL["gray8"], _WEIGHTS[w])
+                                for (src, o), dst in zip(srcs, outs)])
     return outs
 
 
@@ -584,13 +594,29 @@ def _frame_groups(frames, workers):
     return sizes
 
 
+def _points_out(out, frames, grids, organized):
+    """The caller's `out` for depth_to_points_many, checked, as (frames, grid points, 3)."""
+    if out is None or not frames:  # no frames: nothing to write, any out will do
+        return None
+    if len(set(grids)) > 1:
+        raise ValueError(f"out= needs frames of one size: their point grids differ "
+                         f"({', '.join(f'{cols}x{rows}' for rows, cols in sorted(set(grids)))})")
+    gh, gw = grids[0]
+    out = _output(out, (frames, gh, gw, 3) if organized else (frames, gh * gw, 3), np.float32)
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    return out.reshape(frames, gh * gw, 3)
+
+
 def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
-                         stride=1, organized=False, devices="all"):
+                         stride=1, organized=False, devices="all", out=None):
     """depth_to_points() of every depth image of a list, or of every frame of an (N, H, W)
     array (no colour), on every device of `devices` at once. Returns the point arrays in order.
     An array's frames, when they lie one after another, go to the library in groups, one or two
     launches a group: on a GPU the way to convert many small frames (np.stack a list of them).
-    Each result is a view of its group's points."""
+    Each result is a view of its group's points, or with `out` (float32, C-contiguous, (N, grid
+    points, 3), or (N, grid rows, grid cols, 3) when organized) of out: new memory costs the
+    system about as much to hand out as the conversion takes, so reuse `out` in a loop."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
     batch = _batch(devices)
     depths = _as_array(depths)
@@ -604,11 +630,15 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     else:
         parts = [_depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc, stride)
                  for i, depth in enumerate(depths)]
+    grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
+             for part, _, _, _, s in parts for _ in range(1 if part.ndim == 2 else len(part))]
+    into = _points_out(out, len(grids), grids, organized)
     items, outs = [], []
     for part, fmt, scale, trunc, s in parts:
-        gh, gw = -(-part.shape[-2] // s), -(-part.shape[-1] // s)
+        gh, gw = grids[len(outs)]
         n = 1 if part.ndim == 2 else len(part)
-        points = np.empty((n * gh * gw, 3), np.float32)
+        points = (np.empty((n * gh * gw, 3), np.float32) if into is None else
+                  into[len(outs):len(outs) + n].reshape(n * gh * gw, 3))
         outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]
         items.append((part, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
     counts = batch._depth_to_points_many(items)

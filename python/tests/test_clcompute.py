@@ -596,6 +596,53 @@ def test_an_array_of_frames_is_converted_in_groups(organized):
     assert clcompute.depth_to_points_many(np.zeros((0, 4, 4), np.uint16), **args) == []
 
 
+@pytest.mark.parametrize("organized", [False, True])
+def test_many_frames_into_out(organized):
+    """out= takes every frame's points, from an array (groups) or a list (a call a frame), and
+    the results are views of it; a second call reuses it."""
+    d = rng.integers(0, 3000, (21, 24, 32), dtype=np.uint16)
+    d[:, ::3, ::5] = 0
+    d[[0, 7, 20]] = 0
+    args = dict(fx=30, fy=30, cx=16, cy=12, depth_trunc=2.0, organized=organized)
+    out = np.full((21, 24, 32, 3) if organized else (21, 768, 3), 7.0, np.float32)
+    for frames in (d, list(d[::-1]), d.astype(np.float32)):
+        many = clcompute.depth_to_points_many(frames, out=out, **args)
+        for i, (f, got) in enumerate(zip(frames, many)):
+            assert got.size == 0 or np.shares_memory(got, out[i])
+            np.testing.assert_array_equal(got, clcompute.depth_to_points(f, **args))
+
+
+def test_a_wrong_out_for_many_frames_is_refused():
+    d = np.full((4, 6, 8), 1000, np.uint16)
+    args = dict(fx=30, fy=30, cx=4, cy=3)
+    with pytest.raises(ValueError, match=r"shape \(4, 48, 3\) and dtype float32"):
+        clcompute.depth_to_points_many(d, out=np.zeros((4, 48, 3)), **args)
+    with pytest.raises(ValueError, match=r"shape \(4, 6, 8, 3\)"):
+        clcompute.depth_to_points_many(d, out=np.zeros((4, 48, 3), np.float32), organized=True,
+                                       **args)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        clcompute.depth_to_points_many(d, out=np.zeros((4, 48, 3), np.float32)[::-1], **args)
+    with pytest.raises(TypeError, match="numpy array"):
+        clcompute.depth_to_points_many(d, out=[0.0] * 576, **args)
+    with pytest.raises(ValueError, match=r"one size: their point grids differ \(8x3, 8x6\)"):
+        clcompute.depth_to_points_many([d[0], d[0, :3]], out=np.zeros((2, 48, 3), np.float32),
+                                       **args)
+
+
+def test_gray_many_into_out():
+    imgs = [rng.integers(0, 256, (20, 30, 3), dtype=np.uint8) for _ in range(5)]
+    out = np.zeros((5, 20, 30), np.uint8)
+    grays = clcompute.gray_many(imgs, out=out)
+    for i, (img, got) in enumerate(zip(imgs, grays)):
+        assert np.shares_memory(got, out[i])
+        np.testing.assert_array_equal(out[i], clcompute.gray(img))
+    with pytest.raises(ValueError, match=r"shape \(5, 20, 30\) and dtype uint8"):
+        clcompute.gray_many(imgs, out=np.zeros((4, 20, 30), np.uint8))
+    with pytest.raises(ValueError, match=r"images of one size, not 30x10, 30x20"):
+        clcompute.gray_many([imgs[0], imgs[1][:10]], out=out[:2])
+    assert clcompute.gray_many([], out=out) == []
+
+
 def test_a_failed_group_of_frames_names_its_frames():
     d = np.full((400, 4, 4), 1000, np.uint16)  # groups of 2 or more up to 100 workers
     with pytest.raises(ValueError, match=r"items 0-\d+ of 400: .*fx=nan"):
