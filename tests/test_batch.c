@@ -273,6 +273,41 @@ static void cancellation_stops_after_the_items_in_progress(void **state)
     items_free(&it);
 }
 
+/* A job that runs its own batch again: refused while the run is in progress. */
+typedef struct nested {
+    clc_batch *batch;
+    clc_status inner[3];
+    char why[3][200]; /* the worker thread's message */
+} nested;
+
+static clc_status run_again(clc_context *ctx, size_t item, void *user)
+{
+    (void)ctx;
+    nested *n = user;
+    n->inner[item] = clc_batch_run(n->batch, 1, run_again, user, NULL, NULL, NULL);
+    snprintf(n->why[item], sizeof n->why[item], "%s", clc_last_error());
+    return CLC_SUCCESS;
+}
+
+static void a_second_run_at_once_is_refused(void **state)
+{
+    (void)state;
+    clc_batch *b = batch_of(1, 2);
+    nested n = {b, {CLC_SUCCESS, CLC_SUCCESS, CLC_SUCCESS}, {""}};
+    assert_int_equal(clc_batch_run(b, 3, run_again, &n, NULL, NULL, NULL), CLC_SUCCESS);
+    for (size_t i = 0; i < 3; ++i) {
+        assert_int_equal(n.inner[i], CLC_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(n.why[i], "running already"));
+    }
+    /* The refusal leaves the batch as it was: the next run completes. */
+    items it;
+    items_make(&it);
+    assert_int_equal(clc_batch_run(b, ITEMS, job, &it, NULL, NULL, NULL), CLC_SUCCESS);
+    items_check(&it);
+    items_free(&it);
+    clc_batch_destroy(b);
+}
+
 /* Pinned memory on a batch's device: every worker of the device reads it without staging, the
  * results those of ordinary memory; the batch frees what is left. */
 typedef struct pinned_job {
@@ -346,6 +381,7 @@ int main(void)
         cmocka_unit_test(every_device_of_the_machine),
         cmocka_unit_test(a_bad_item_fails_alone),
         cmocka_unit_test(cancellation_stops_after_the_items_in_progress),
+        cmocka_unit_test(a_second_run_at_once_is_refused),
         cmocka_unit_test(pinned_memory_serves_every_worker),
         cmocka_unit_test(misuse_is_refused),
     };

@@ -53,7 +53,8 @@ typedef void (*clc_batch_progress)(size_t done, size_t failed, size_t count, voi
  * split follows each device's speed. A failed item does not stop the others. statuses, when not
  * NULL, receives each item's status (CLC_ERROR_CANCELLED for items never started). Returns
  * CLC_SUCCESS when every item succeeded, CLC_ERROR_CANCELLED after clc_batch_cancel, else the
- * status of the first failed item (by index).
+ * status of the first failed item (by index). One run at a time: a call while the batch runs
+ * (from another thread, or from a job) is refused with CLC_ERROR_INVALID_ARGUMENT.
  */
 CLC_API clc_status clc_batch_run(clc_batch *batch, size_t count, clc_batch_job job, void *user,
                                  clc_status *statuses, clc_batch_progress progress,

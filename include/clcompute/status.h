@@ -23,7 +23,8 @@ typedef enum clc_status {
     CLC_ERROR_OUT_OF_HOST_MEMORY = CL_OUT_OF_HOST_MEMORY,
     CLC_ERROR_BUILD_PROGRAM_FAILURE = CL_BUILD_PROGRAM_FAILURE,
 
-    /* An argument is NULL, zero, out of range or an unknown enum value. */
+    /* An argument is NULL, zero, out of range or an unknown enum value, or a handle is used as
+     * its documentation forbids (a batch run while it runs). */
     CLC_ERROR_INVALID_ARGUMENT = -2001,
     /* The ICD loader found no OpenCL platform (or every platform failed to answer). */
     CLC_ERROR_NO_PLATFORM = -2002,

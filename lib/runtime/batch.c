@@ -24,6 +24,7 @@ struct clc_batch {
     cl_device_id *sub_devices; /* created by partitioning, released with the batch */
     size_t sub_device_count;
     atomic_int cancelled;
+    atomic_int running; /* a run is in progress: a second one at once is refused */
 
     /* One run's state. */
     atomic_size_t next;
@@ -263,12 +264,30 @@ static void *work(void *arg)
     return NULL;
 }
 
+static clc_status run(clc_batch *b, size_t count, clc_batch_job job, void *user,
+                      clc_status *statuses, clc_batch_progress progress, void *progress_user);
+
 clc_status clc_batch_run(clc_batch *b, size_t count, clc_batch_job job, void *user,
                          clc_status *statuses, clc_batch_progress progress, void *progress_user)
 {
     if (!b || !job)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_batch_run: batch and job must not be NULL");
+    /* The run's state is the batch's: a second run at once (another thread, or a job) would
+     * take the first one's items and statuses. */
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&b->running, &idle, 1))
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_batch_run: the batch is running already (from another thread or "
+                         "a job): a batch runs one set of items at a time");
+    const clc_status st = run(b, count, job, user, statuses, progress, progress_user);
+    atomic_store(&b->running, 0);
+    return st;
+}
+
+static clc_status run(clc_batch *b, size_t count, clc_batch_job job, void *user,
+                      clc_status *statuses, clc_batch_progress progress, void *progress_user)
+{
     atomic_store(&b->cancelled, 0);
     atomic_store(&b->next, 0);
     b->count = count;
