@@ -165,11 +165,13 @@ def _as_input(a, image=False):
         with _copies_lock:
             _copies += 1
         return arr
-    if a.dtype.isnative and (a.flags.c_contiguous or (image and _rows_packed(a))):
+    if a.dtype.isnative and a.flags.aligned and (a.flags.c_contiguous or
+                                                 (image and _rows_packed(a))):
         return a
     with _copies_lock:
         _copies += 1
-    return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+    # np.array, not ascontiguousarray, which returns a contiguous but unaligned array as it is.
+    return np.array(a, dtype=a.dtype.newbyteorder("="), order="C", copy=True)
 
 
 # DLPack device types whose memory the CPU reads (kDLCPU, kDLCUDAHost, kDLCUDAManaged,
@@ -207,6 +209,8 @@ def _output(out, shape, dtype, name="out"):
     numpy array, ValueError for the wrong shape, dtype (native byte order) or a read-only one."""
     if out is None:
         return np.empty(shape, dtype)
+    if isinstance(out, np.ma.MaskedArray):
+        raise TypeError(f"{name} must not be a masked array (its mask would be left as it was)")
     # The checks first and the message only on failure: formatting it took 2.3 us a call, half
     # of what the layer costs a 1x1 gray.
     if (isinstance(out, np.ndarray) and out.shape == tuple(shape) and out.dtype == dtype
@@ -373,7 +377,7 @@ def _gray_args(name, img, order):
     _not_empty(name, src)
     order = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))
     if len(order) != src.shape[2]:
-        raise ValueError(f"order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
+        raise ValueError(f"{name}: order {order!r} does not fit {src.shape[2]} channels (rgb, bgr "
                          "for 3; rgba, bgra for 4)")
     return src, order
 
@@ -550,10 +554,32 @@ _batches_lock = threading.Lock()
 
 
 def _batch(devices):
+    """The batch of `devices` (made on first use and kept) and the lock its runs take: a batch
+    runs one set of items at a time, so calls from several threads on the same devices take
+    turns, each using every device."""
+    if devices is not None and not isinstance(devices, str):
+        raise TypeError(f"devices must be a string of selectors ('all', 'gpu', 'cpu,nvidia', "
+                        f"...) or None for all, not {type(devices).__name__}")
+    if devices is not None and not devices.strip():
+        e = ArgumentError(f"devices must be selectors ('all', 'gpu', 'cpu,nvidia', ...) or None "
+                          f"for all, not {devices!r}")
+        e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
+        raise e
     with _batches_lock:
         if devices not in _batches:
-            _batches[devices] = _Batch(devices)
+            _batches[devices] = (_Batch(devices), threading.Lock())
         return _batches[devices]
+
+
+def _sequence(name, items, one):
+    """The items of a _many call as a sequence, refusing what is not a list of them: one item
+    where a list was meant (`one`: its number of dimensions), None, a string, a mapping."""
+    if isinstance(items, np.ndarray) and items.ndim == one:
+        raise ValueError(f"{name} must be a list of them or an array with one more dimension, "
+                         f"not one {items.shape} {items.dtype} array (pass [x] or x[None])")
+    if items is None or isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"{name} must be a list or an array, not {type(items).__name__}")
+    return items
 
 
 def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
@@ -561,24 +587,39 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
     each device's workers take the next image when free). Returns the results in order: new
     arrays, or with `out` ((N, H, W) uint8, images of one size) views of it; new memory for many
     images costs the system about as much to hand out as the conversion takes, so reuse `out`
-    in a loop."""
+    in a loop. Calls from several threads on the same `devices` take turns."""
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
+    batch, lock = _batch(devices)
     srcs = []
-    for i, img in enumerate(images):
+    for i, img in enumerate(_sequence("images", _as_array(images), 3)):
         src, o = _gray_args(f"images[{i}]", img, o)
         srcs.append((src, o))
     sizes = {src.shape[:2] for src, _ in srcs}
-    if out is not None and srcs:
+    if out is not None:
         if len(sizes) > 1:
             raise ValueError(f"out= needs images of one size, not "
                              f"{', '.join(f'{cols}x{rows}' for rows, cols in sorted(sizes))}")
-        out = _output(out, (len(srcs),) + sizes.pop(), np.uint8)
-    outs = [np.empty(src.shape[:2], np.uint8) if out is None or not srcs else out[i]
+        # No images: out's dtype and dimensions are still checked, as numpy does.
+        size = (sizes.pop() if sizes else
+                tuple(out.shape[1:]) if getattr(out, "ndim", 0) == 3 else (1, 1))
+        out = _output(out, (len(srcs),) + tuple(size), np.uint8)
+        _not_overlapping(out, [src for src, _ in srcs])
+    outs = [np.empty(src.shape[:2], np.uint8) if out is None else out[i]
             for i, (src, _) in enumerate(srcs)]
-    _batch(devices)._gray_many([(src, _PIXEL[o], dst, _PIXEL["gray8"], _WEIGHTS[w])
-                                for (src, o), dst in zip(srcs, outs)])
+    with lock:
+        batch._gray_many([(src, _PIXEL[o], dst, _PIXEL["gray8"], _WEIGHTS[w])
+                          for (src, o), dst in zip(srcs, outs)])
     return outs
+
+
+def _not_overlapping(out, inputs):
+    """ValueError when out= shares memory with an input: the library would read what it has
+    written (the median's own check sees only one call's buffers)."""
+    for i, a in enumerate(inputs):
+        if np.may_share_memory(out, a):
+            raise ValueError(f"out overlaps input {i}: the results would overwrite what is still "
+                             "to be read (pass another array)")
 
 
 def _frame_groups(frames, workers):
@@ -594,17 +635,25 @@ def _frame_groups(frames, workers):
     return sizes
 
 
-def _points_out(out, frames, grids, organized):
-    """The caller's `out` for depth_to_points_many, checked, as (frames, grid points, 3)."""
-    if out is None or not frames:  # no frames: nothing to write, any out will do
+def _points_out(out, grids, organized, inputs):
+    """The caller's `out` for depth_to_points_many (grids: each frame's), checked, as (frames,
+    grid points, 3); None without one."""
+    if out is None:
         return None
     if len(set(grids)) > 1:
         raise ValueError(f"out= needs frames of one size: their point grids differ "
                          f"({', '.join(f'{cols}x{rows}' for rows, cols in sorted(set(grids)))})")
-    gh, gw = grids[0]
+    if grids:
+        gh, gw = grids[0]
+    else:  # no frames: out's dtype and dimensions are still checked, as numpy does
+        ndim = getattr(out, "ndim", 0)
+        gh, gw = (out.shape[1:3] if organized and ndim == 4 else
+                  (1, out.shape[1]) if not organized and ndim == 3 else (1, 1))
+    frames = len(grids)
     out = _output(out, (frames, gh, gw, 3) if organized else (frames, gh * gw, 3), np.float32)
     if not out.flags.c_contiguous:
         raise ValueError("out must be C-contiguous")
+    _not_overlapping(out, inputs)
     return out.reshape(frames, gh * gw, 3)
 
 
@@ -615,11 +664,13 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     An array's frames, when they lie one after another, go to the library in groups, one or two
     launches a group: on a GPU the way to convert many small frames (np.stack a list of them).
     Each result is a view of its group's points, or with `out` (float32, C-contiguous, (N, grid
-    points, 3), or (N, grid rows, grid cols, 3) when organized) of out: new memory costs the
-    system about as much to hand out as the conversion takes, so reuse `out` in a loop."""
+    points, 3), or (N, grid rows, grid cols, 3) when organized) of out, a dense frame's result
+    out[i, :count] and the rest of out[i] left as it was: new memory costs the system about as
+    much to hand out as the conversion takes, so reuse `out` in a loop. Calls from several
+    threads on the same `devices` take turns."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
-    batch = _batch(devices)
-    depths = _as_array(depths)
+    batch, lock = _batch(devices)
+    depths = _sequence("depths", _as_array(depths), 2)
     if isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths):
         src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)
         # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
@@ -632,7 +683,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
                  for i, depth in enumerate(depths)]
     grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
              for part, _, _, _, s in parts for _ in range(1 if part.ndim == 2 else len(part))]
-    into = _points_out(out, len(grids), grids, organized)
+    into = _points_out(out, grids, organized, [part for part, *_ in parts])
     items, outs = [], []
     for part, fmt, scale, trunc, s in parts:
         gh, gw = grids[len(outs)]
@@ -641,6 +692,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
                   into[len(outs):len(outs) + n].reshape(n * gh * gw, 3))
         outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]
         items.append((part, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
-    counts = batch._depth_to_points_many(items)
+    with lock:
+        counts = batch._depth_to_points_many(items)
     return [p.reshape(gh, gw, 3) if organized else p[:n]
             for (gh, gw, p), n in zip(outs, counts)]

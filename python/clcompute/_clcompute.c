@@ -771,9 +771,10 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
             frames += items[i].frames ? items[i].frames : 1;
         }
         const size_t span = bad < n && items[bad].frames > 1 ? items[bad].frames : 1;
-        PyObject *text = span > 1 ? PyUnicode_FromFormat("items %zu-%zu of %zu: %s", at,
-                                                         at + span - 1, frames, why)
-                                  : PyUnicode_FromFormat("item %zu of %zu: %s", at, frames, why);
+        PyObject *text = bad == n   ? PyUnicode_FromString(why) /* the run itself failed */
+                         : span > 1 ? PyUnicode_FromFormat("items %zu-%zu of %zu: %s", at,
+                                                           at + span - 1, frames, why)
+                                    : PyUnicode_FromFormat("item %zu of %zu: %s", at, frames, why);
         const char *utf8 = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
         if (utf8)
             raise_message(first, utf8);

@@ -640,7 +640,84 @@ def test_gray_many_into_out():
         clcompute.gray_many(imgs, out=np.zeros((4, 20, 30), np.uint8))
     with pytest.raises(ValueError, match=r"images of one size, not 30x10, 30x20"):
         clcompute.gray_many([imgs[0], imgs[1][:10]], out=out[:2])
-    assert clcompute.gray_many([], out=out) == []
+    assert clcompute.gray_many([], out=out[:0]) == []
+
+
+def test_many_calls_from_threads_take_turns():
+    """Threads calling the _many functions on the same devices share one batch, which runs one
+    set of items at a time (the library refuses a second run at once): they take turns."""
+    d = rng.integers(0, 3000, (8, 24, 32), dtype=np.uint16)
+    imgs = [rng.integers(0, 256, (16, 24, 3), dtype=np.uint8) for _ in range(8)]
+    want = [clcompute.depth_to_points(f, 525, 525, 15.5, 11.5) for f in d]
+    want_gray = [clcompute.gray(i) for i in imgs]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                for got, w in zip(clcompute.depth_to_points_many(list(d), 525, 525, 15.5, 11.5),
+                                  want):
+                    np.testing.assert_array_equal(got, w)
+                for got, w in zip(clcompute.gray_many(imgs), want_gray):
+                    np.testing.assert_array_equal(got, w)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_misused_many_calls_say_what_is_wrong():
+    d = np.full((4, 6, 8), 1000, np.uint16)
+    img = np.zeros((6, 8, 3), np.uint8)
+    args = dict(fx=30, fy=30, cx=4, cy=3)
+    with pytest.raises(ValueError, match=r"depths must be a list of them or an array with one "
+                                         r"more dimension, not one \(6, 8\) uint16 array"):
+        clcompute.depth_to_points_many(d[0], **args)
+    with pytest.raises(ValueError, match=r"images must be a list .* not one \(6, 8, 3\)"):
+        clcompute.gray_many(img)
+    for bad in (None, "depth.png", {"a": d}):
+        with pytest.raises(TypeError, match="depths must be a list or an array"):
+            clcompute.depth_to_points_many(bad, **args)
+    with pytest.raises(ValueError, match=r"images\[1\]: order 'rgb' does not fit 4 channels"):
+        clcompute.gray_many([img, np.zeros((6, 8, 4), np.uint8)])
+    with pytest.raises(ValueError, match="out overlaps input 0"):
+        buf = np.zeros((4, 48, 3), np.float32)
+        frames = buf.reshape(4, 6, 24)[:, :, :8]
+        frames[...] = 1.0
+        clcompute.depth_to_points_many(frames, depth_scale=1.0, out=buf, **args)
+    with pytest.raises(ValueError, match="out overlaps input 0"):
+        both = np.zeros((1, 6, 8, 3), np.uint8)
+        clcompute.gray_many(both, out=both[..., 0])
+    with pytest.raises(TypeError, match="masked"):
+        clcompute.gray_many([img], out=np.ma.zeros((1, 6, 8), np.uint8))
+    # No frames: out is still checked, as numpy does.
+    with pytest.raises(TypeError, match="out must be a numpy array"):
+        clcompute.depth_to_points_many([], out="garbage", **args)
+    with pytest.raises(ValueError, match=r"shape \(0, 48, 3\) and dtype float32"):
+        clcompute.depth_to_points_many(d[:0], out=np.zeros((0, 48, 3)), **args)
+    with pytest.raises(ValueError, match=r"shape \(0, 1, 1\) and dtype uint8"):
+        clcompute.gray_many([], out=np.zeros((3, 3), np.uint8))
+    assert clcompute.gray_many([], out=np.zeros((0, 6, 8), np.uint8)) == []
+    with pytest.raises(clcompute.ArgumentError, match="devices must be selectors"):
+        clcompute.gray_many([img], devices=" ")
+    with pytest.raises(TypeError, match="devices must be a string"):
+        clcompute.gray_many([img], devices=0)
+
+
+def test_unaligned_arrays_are_copied():
+    d = (np.arange(48, dtype=np.uint16) * 50 + 500).reshape(6, 8)
+    raw = b"\0" + d.tobytes()
+    odd = np.frombuffer(raw, np.uint16, offset=1).reshape(6, 8)
+    assert not odd.flags.aligned
+    before = clcompute.copies()
+    np.testing.assert_array_equal(clcompute.depth_to_points(odd, 30, 30, 4, 3),
+                                  clcompute.depth_to_points(d, 30, 30, 4, 3))
+    assert clcompute.copies() == before + 1
 
 
 def test_a_failed_group_of_frames_names_its_frames():
