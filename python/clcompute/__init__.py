@@ -158,13 +158,15 @@ def _as_input(a, image=False):
             raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in OpenCL device memory; "
                             "clcompute takes host memory: a.get() (or use the C API's _enqueue "
                             "forms on its buffer)")
-        arr = np.ascontiguousarray(a)  # a list or a buffer: made into an array once
+        arr = np.asarray(a)
         if arr.dtype == object:
             raise TypeError(f"{type(a).__module__}.{type(a).__name__} is not an array of numbers "
                             "(numpy made an array of Python objects of it)")
-        with _copies_lock:
-            _copies += 1
-        return arr
+        if arr.flags.owndata:  # a list or the like: numpy made the array, a copy
+            with _copies_lock:
+                _copies += 1
+            return arr
+        a = arr  # a buffer (memoryview, bytearray, array.array): judged as an array
     if a.dtype.isnative and a.flags.aligned and (a.flags.c_contiguous or
                                                  (image and _rows_packed(a))):
         return a
@@ -388,8 +390,9 @@ def _frames_packed(a):
     one), which the library reads in place a group of frames at a time. Frames further apart
     (a[::2]) go one by one: a group would carry the frames between them too."""
     n = a.strides
-    return a.size == 0 or (a.dtype.isnative and a.flags.aligned and n[2] == a.itemsize and
-                           n[1] >= a.shape[2] * n[2] and n[0] == a.shape[1] * n[1])
+    return a.dtype.isnative and (a.size == 0 or (a.flags.aligned and n[2] == a.itemsize and
+                                                 n[1] >= a.shape[2] * n[2] and
+                                                 n[0] == a.shape[1] * n[1]))
 
 
 def _depth_args(name, depth, depth_scale, depth_trunc, stride, frames=False):
@@ -567,7 +570,13 @@ def _batch(devices):
         raise e
     with _batches_lock:
         if devices not in _batches:
-            _batches[devices] = (_Batch(devices), threading.Lock())
+            batch = _Batch(devices)
+            # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
+            unified = [d["unified_memory"] for d in batch.devices()]  # (sum is ours here)
+            # RLock: a finaliser or signal handler calling back in on this thread between runs
+            # takes its turn instead of deadlocking (during a run the GIL is released).
+            workers = 4 * len(unified) - 2 * unified.count(True)
+            _batches[devices] = (batch, threading.RLock(), workers)
         return _batches[devices]
 
 
@@ -590,7 +599,7 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
     in a loop. Calls from several threads on the same `devices` take turns."""
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
-    batch, lock = _batch(devices)
+    batch, lock, _ = _batch(devices)
     srcs = []
     for i, img in enumerate(_sequence("images", _as_array(images), 3)):
         src, o = _gray_args(f"images[{i}]", img, o)
@@ -651,8 +660,8 @@ def _points_out(out, grids, organized, inputs):
                   (1, out.shape[1]) if not organized and ndim == 3 else (1, 1))
     frames = len(grids)
     out = _output(out, (frames, gh, gw, 3) if organized else (frames, gh * gw, 3), np.float32)
-    if not out.flags.c_contiguous:
-        raise ValueError("out must be C-contiguous")
+    if not (out.flags.c_contiguous and out.flags.aligned):
+        raise ValueError("out must be C-contiguous and aligned to its float32 elements")
     _not_overlapping(out, inputs)
     return out.reshape(frames, gh * gw, 3)
 
@@ -669,13 +678,10 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     much to hand out as the conversion takes, so reuse `out` in a loop. Calls from several
     threads on the same `devices` take turns."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
-    batch, lock = _batch(devices)
+    batch, lock, workers = _batch(devices)
     depths = _sequence("depths", _as_array(depths), 2)
     if isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths):
         src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)
-        # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
-        unified = [d["unified_memory"] for d in batch.devices()]  # (sum is ours here)
-        workers = 4 * len(unified) - 2 * unified.count(True)
         ends = np.cumsum([0] + _frame_groups(len(src), workers))
         parts = [(src[a] if b - a == 1 else src[a:b], *args) for a, b in zip(ends[:-1], ends[1:])]
     else:

@@ -620,7 +620,7 @@ def test_a_wrong_out_for_many_frames_is_refused():
     with pytest.raises(ValueError, match=r"shape \(4, 6, 8, 3\)"):
         clcompute.depth_to_points_many(d, out=np.zeros((4, 48, 3), np.float32), organized=True,
                                        **args)
-    with pytest.raises(ValueError, match="C-contiguous"):
+    with pytest.raises(ValueError, match="C-contiguous and aligned"):
         clcompute.depth_to_points_many(d, out=np.zeros((4, 48, 3), np.float32)[::-1], **args)
     with pytest.raises(TypeError, match="numpy array"):
         clcompute.depth_to_points_many(d, out=[0.0] * 576, **args)
@@ -718,6 +718,17 @@ def test_unaligned_arrays_are_copied():
     np.testing.assert_array_equal(clcompute.depth_to_points(odd, 30, 30, 4, 3),
                                   clcompute.depth_to_points(d, 30, 30, 4, 3))
     assert clcompute.copies() == before + 1
+    # A buffer is read in place when its layout allows, else copied: the same rule as arrays.
+    words = np.arange(1, 9, dtype=np.uint16)
+    before = clcompute.copies()
+    assert clcompute.sum(memoryview(words)) == 36 and clcompute.copies() == before
+    odd_words = memoryview(bytearray(b"\0" + words.tobytes()))[1:].cast("B").cast("H")
+    assert clcompute.sum(odd_words) == 36 and clcompute.copies() == before + 1
+    assert clcompute.sum(memoryview(words.astype(">u2"))) == 36
+    assert clcompute.sum([1, 2, 3]) == 6 and clcompute.copies() == before + 3
+    with pytest.raises(ValueError, match="aligned to its float32 elements"):
+        out = np.zeros(4 * 48 * 3 * 4 + 1, np.uint8)[1:].view(np.float32).reshape(4, 48, 3)
+        clcompute.depth_to_points_many(d[None].repeat(4, 0), 30, 30, 4, 3, out=out)
 
 
 def test_a_failed_group_of_frames_names_its_frames():
