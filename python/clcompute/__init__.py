@@ -234,6 +234,14 @@ class Context(_clcompute.Context):
     largest GPU, else the CPU). Safe to share between threads. ctx.device() describes it."""
 
     def __init__(self, device=None):
+        if device is not None and not isinstance(device, str):
+            raise TypeError(f"device must be a selector string ('gpu', 'cpu', 'nvidia', '0:1', "
+                            f"...) or None for the default, not {type(device).__name__}")
+        if isinstance(device, str) and "," in device:
+            e = ArgumentError(f"device {device!r}: a Context is one device ('gpu/cpu': a GPU, "
+                              "else the CPU); a list of devices is for the _many calls' devices=")
+            e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
+            raise e
         if isinstance(device, str) and not device.strip():
             # As the tool's --device '': an empty selector is more likely a variable that was
             # never set than a wish for the default, which None asks for.
@@ -256,7 +264,7 @@ class Context(_clcompute.Context):
         allocate buffers to reuse. On CPUs it is ordinary memory to the library."""
         dt = np.dtype(dtype)
         if dt.hasobject or dt.itemsize == 0:
-            raise TypeError(f"pinned memory holds numbers, not {dt}")
+            raise TypeError(f"pinned memory holds plain data (numbers, records of them), not {dt}")
         if not dt.isnative:  # the calls would copy it to native order every time
             raise TypeError(f"pinned memory in native byte order, not {dt} (use "
                             f"{dt.newbyteorder('=').str!r})")
@@ -267,6 +275,11 @@ class Context(_clcompute.Context):
             return np.empty(dims, dt)
         if count > (2**63 - 1) // dt.itemsize:
             raise ValueError(f"shape {dims} of {dt} is too large")
+        largest = self.device()["max_alloc_bytes"]
+        if count * dt.itemsize > largest:  # numpy's error for memory it cannot have
+            raise MemoryError(f"empty_pinned: {count * dt.itemsize} bytes for {dims} {dt} is more "
+                              f"than the device's largest buffer ({largest} bytes, "
+                              "CL_DEVICE_MAX_MEM_ALLOC_SIZE)")
         memory = self._host_alloc(count * dt.itemsize)
         return np.frombuffer(memory, dt, count).reshape(dims)
 
@@ -280,6 +293,8 @@ class Context(_clcompute.Context):
         if dt not in (np.dtype(np.uint8), np.dtype(np.float32)):
             raise ValueError(f"dtype must be uint8 or float32, not {dt}")
         result = _output(out, src.shape[:2], dt)
+        if out is not None:
+            _not_overlapping(result, [("img", src)])
         self._gray(src, _PIXEL[order], result,
                    _PIXEL["gray8" if dt == np.uint8 else "gray_f32"], _WEIGHTS[weights])
         return result
@@ -613,7 +628,7 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
         size = (sizes.pop() if sizes else
                 tuple(out.shape[1:]) if getattr(out, "ndim", 0) == 3 else (1, 1))
         out = _output(out, (len(srcs),) + tuple(size), np.uint8)
-        _not_overlapping(out, [src for src, _ in srcs])
+        _not_overlapping(out, [(f"images[{i}]", src) for i, (src, _) in enumerate(srcs)])
     outs = [np.empty(src.shape[:2], np.uint8) if out is None else out[i]
             for i, (src, _) in enumerate(srcs)]
     with lock:
@@ -623,12 +638,12 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
 
 
 def _not_overlapping(out, inputs):
-    """ValueError when out= shares memory with an input: the library would read what it has
-    written (the median's own check sees only one call's buffers)."""
-    for i, a in enumerate(inputs):
+    """ValueError when out= may share memory with an input (name, array): the library would
+    read what it has written. Judged on address ranges, as the library's own check for median."""
+    for name, a in inputs:
         if np.may_share_memory(out, a):
-            raise ValueError(f"out overlaps input {i}: the results would overwrite what is still "
-                             "to be read (pass another array)")
+            raise ValueError(f"out may overlap {name} (their memory ranges meet): the results "
+                             "could overwrite what is still to be read (pass another array)")
 
 
 def _frame_groups(frames, workers):
@@ -662,7 +677,12 @@ def _points_out(out, grids, organized, inputs):
     out = _output(out, (frames, gh, gw, 3) if organized else (frames, gh * gw, 3), np.float32)
     if not (out.flags.c_contiguous and out.flags.aligned):
         raise ValueError("out must be C-contiguous and aligned to its float32 elements")
-    _not_overlapping(out, inputs)
+    at, named = 0, []
+    for part, *_ in inputs:
+        n = 1 if part.ndim == 2 else len(part)
+        named.append((f"depths[{at}]" if n == 1 else f"depths[{at}:{at + n}]", part))
+        at += n
+    _not_overlapping(out, named)
     return out.reshape(frames, gh * gw, 3)
 
 
@@ -689,7 +709,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
                  for i, depth in enumerate(depths)]
     grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
              for part, _, _, _, s in parts for _ in range(1 if part.ndim == 2 else len(part))]
-    into = _points_out(out, grids, organized, [part for part, *_ in parts])
+    into = _points_out(out, grids, organized, parts)
     items, outs = [], []
     for part, fmt, scale, trunc, s in parts:
         gh, gw = grids[len(outs)]

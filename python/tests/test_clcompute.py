@@ -685,12 +685,12 @@ def test_misused_many_calls_say_what_is_wrong():
             clcompute.depth_to_points_many(bad, **args)
     with pytest.raises(ValueError, match=r"images\[1\]: order 'rgb' does not fit 4 channels"):
         clcompute.gray_many([img, np.zeros((6, 8, 4), np.uint8)])
-    with pytest.raises(ValueError, match="out overlaps input 0"):
+    with pytest.raises(ValueError, match=r"out may overlap depths\[0(:\d+)?\]"):
         buf = np.zeros((4, 48, 3), np.float32)
         frames = buf.reshape(4, 6, 24)[:, :, :8]
         frames[...] = 1.0
         clcompute.depth_to_points_many(frames, depth_scale=1.0, out=buf, **args)
-    with pytest.raises(ValueError, match="out overlaps input 0"):
+    with pytest.raises(ValueError, match=r"out may overlap images\[0\]"):
         both = np.zeros((1, 6, 8, 3), np.uint8)
         clcompute.gray_many(both, out=both[..., 0])
     with pytest.raises(TypeError, match="masked"):
@@ -707,6 +707,22 @@ def test_misused_many_calls_say_what_is_wrong():
         clcompute.gray_many([img], devices=" ")
     with pytest.raises(TypeError, match="devices must be a string"):
         clcompute.gray_many([img], devices=0)
+
+
+def test_gray_refuses_an_out_over_its_input():
+    img = rng.integers(0, 256, (16, 16, 3), dtype=np.uint8)
+    with pytest.raises(ValueError, match="out may overlap img"):
+        clcompute.gray(img, out=img.reshape(16, 48)[:, 32:])
+
+
+def test_context_and_pinned_misuse_say_what_is_wrong():
+    with pytest.raises(TypeError, match="device must be a selector string"):
+        clcompute.Context(0)
+    with pytest.raises(clcompute.ArgumentError, match="a Context is one device"):
+        clcompute.Context("gpu,cpu")
+    largest = clcompute.default_context().device()["max_alloc_bytes"]
+    with pytest.raises(MemoryError, match="largest buffer"):
+        clcompute.empty_pinned(largest + 1, np.uint8)
 
 
 def test_unaligned_arrays_are_copied():
