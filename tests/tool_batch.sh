@@ -35,8 +35,41 @@ rm -f "$work/in/a05_bad.png" "$work/out"/*
     2> "$work/log" || fail "sub-device batch: $(cat "$work/log")"
 [ ! -s "$work/log" ] || fail "--quiet still printed: $(cat "$work/log")"
 [ "$(ls "$work/out" | wc -l)" -eq 11 ] || fail "sub-device batch wrote $(ls "$work/out" | wc -l) files"
+# A second run into the same folder would replace the first's files: refused before any work
+# (the files untouched) unless --overwrite.
+sum_before=$(cat "$work/out"/* | cksum)
+touch -d @1000000000 "$work/out/a01.png"
+"$tool" gray "$work/in" -o "$work/out" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "output '.*' and 10 more exist already; nothing was converted (--overwrite" \
+    "$work/log" || fail "a re-run was not refused: $(cat "$work/log")"
+[ "$(cat "$work/out"/* | cksum)" = "$sum_before" ] &&
+    [ "$(stat -c %Y "$work/out/a01.png")" = 1000000000 ] || fail "the refused re-run wrote"
+# A file the user keeps beside the inputs is not replaced by the output of the same name.
+mkdir -p "$work/keep" && cp "$data/rgb.png" "$work/keep/photo.png" &&
+    cp "$data/rgb.jpg" "$work/keep/photo.jpg"
+"$tool" gray "$work/keep/photo.jpg" -o "$work/keep" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && cmp -s "$work/keep/photo.png" "$data/rgb.png" ||
+    fail "photo.png beside photo.jpg was replaced: $(cat "$work/log")"
+"$tool" gray "$work/keep/photo.jpg" "$work/single.png" --overwrite 2> "$work/log"
+[ $? -eq 2 ] && grep -q -- "--overwrite is for batches" "$work/log" ||
+    fail "--overwrite in single mode: $(cat "$work/log")"
+# A link to nothing in a folder is skipped and said, as other entries that are not inputs.
+mkdir -p "$work/dangling" && cp "$data/rgb.png" "$work/dangling/ok.png" &&
+    ln -sf missing.png "$work/dangling/broken.png"
+"$tool" gray "$work/dangling" -o "$work/dangling_out" --device "$dev" 2> "$work/log" ||
+    fail "a folder with a dangling link: $(cat "$work/log")"
+grep -q "skipped 1 entry that could not be read, as a link to nothing: '.*broken.png'" \
+    "$work/log" || fail "a dangling link was not said: $(cat "$work/log")"
+# An output folder the run made and left empty goes again: no item this shard's, every item
+# failed.
+"$tool" gray "$data/rgb.png" -o "$work/none" --shard 1/2 --device "$dev" 2> /dev/null ||
+    fail "an empty shard failed"
+printf 'not a png' > "$work/keep/broken.png"
+"$tool" gray "$work/keep/broken.png" -o "$work/failed" --device "$dev" 2> /dev/null &&
+    fail "a broken file converted"
+[ ! -e "$work/none" ] && [ ! -e "$work/failed" ] || fail "an empty output folder was left"
 # Sub-devices (and a device named twice) are told apart in the summary.
-"$tool" gray "$work/in" -o "$work/out" --device "$dev" --cpu-partitions 2 2> "$work/log" ||
+"$tool" gray "$work/in" -o "$work/out" --overwrite --device "$dev" --cpu-partitions 2 2> "$work/log" ||
     fail "sub-device batch: $(cat "$work/log")"
 if grep -q "^  .*: [0-9]* items" "$work/log" && [ "$(grep -c "^  .*: [0-9]* items" "$work/log")" -gt 1 ]; then
     grep -q " #1: [0-9]* items" "$work/log" && grep -q " #2: [0-9]* items" "$work/log" ||
@@ -66,7 +99,7 @@ rm -f "$work/depth/d4_bad.png"
     2> "$work/log" || fail "cloud batch with text intrinsics: $(cat "$work/log")"
 cmp -s "$work/clouds2/d3.ply" "$work/single.ply" || fail "text intrinsics give another cloud"
 echo "40 40 1 1 64 48" > "$work/wrong_size.txt"
-"$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/wrong_size.txt" --quiet \
+"$tool" cloud "$work/depth" -o "$work/clouds2" --intrinsics "$work/wrong_size.txt" --quiet --overwrite \
     2> "$work/log"
 [ $? -eq 1 ] && grep -q "intrinsics are for 64 x 48" "$work/log" || fail "size mismatch not refused"
 echo "not intrinsics" > "$work/bad.txt"
@@ -147,7 +180,7 @@ grep -q "2/2 done" "$work/log" || fail "tree batch did not convert 2 files: $(ca
 grep -q "skipped 1 link to a folder the scan was already in" "$work/log" || fail "loop not said"
 grep -q "skipped 1 hidden entry" "$work/log" || fail "hidden entry not said"
 grep -q "skipped '.*tree/gray': it is the output folder" "$work/log" && fail "output folder said before it exists"
-"$tool" gray "$work/tree" -o "$work/tree/gray" --recursive 2> "$work/log" ||
+"$tool" gray "$work/tree" -o "$work/tree/gray" --recursive --overwrite 2> "$work/log" ||
     fail "second tree batch: $(cat "$work/log")"
 grep -q "skipped '.*tree/gray': it is the output folder, so its files are outputs" "$work/log" ||
     fail "skipped output folder not said: $(cat "$work/log")"
@@ -197,7 +230,7 @@ ln -s B "$work/fout/A"
 # replaced by the rename, the other name keeps its file. Not refused.
 rm -rf "$work/lout" && mkdir -p "$work/lout"
 ln "$work/lin/a.png" "$work/lout/b.png"
-"$tool" gray "$work/lin" -o "$work/lout" --device "$dev" 2> "$work/log" ||
+"$tool" gray "$work/lin" -o "$work/lout" --overwrite --device "$dev" 2> "$work/log" ||
     fail "output hard-linked to an input: $(cat "$work/log")"
 cmp -s "$work/lin/a.png" "$data/rgb.png" || fail "a hard-linked input was changed"
 # An output, or an output folder, that is a link to nothing is refused before any work (the

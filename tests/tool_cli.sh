@@ -49,7 +49,7 @@ for sel in gpu/cpu all default "gpu/cpu,all"; do
     "$tool" gray "$data/rgb.png" "$work/sel.png" --device "$sel" 2> "$work/err" ||
         fail "gray --device '$sel': $(cat "$work/err")"
     mkdir -p "$work/in" && cp "$data/rgb.png" "$work/in/a.png"
-    "$tool" gray "$work/in" -o "$work/batch" --device "$sel" --quiet 2> "$work/err" ||
+    "$tool" gray "$work/in" -o "$work/batch" --device "$sel" --quiet --overwrite 2> "$work/err" ||
         fail "gray -o --device '$sel': $(cat "$work/err")"
 done
 if "$tool" devices | grep -q "Portable Computing Language"; then
@@ -79,11 +79,16 @@ for f in cut.ppm cut.bmp cut.tga cut.pgm; do
     [ $? -eq 1 ] && grep -q "truncated or corrupt" "$work/err" || fail "$f: $(cat "$work/err")"
     [ ! -e "$work/cut_out.png" ] || fail "output written for $f"
 done
-# PGM values are fractions of maxval: 0, 50, 100 of 100 are black, mid-gray and white.
+# PGM/PPM values are read as they are whatever maxval says, as OpenCV's imread reads them (and
+# as median and cloud take them): 0, 50, 100 of 100 stay 0, 50, 100; a PPM's gray is OpenCV's.
 printf 'P5\n3 1\n100\n\000\062\144' > "$work/max100.pgm"
 "$tool" gray "$work/max100.pgm" "$work/max100_out.pgm" || fail "maxval 100"
-[ "$(tail -c 3 "$work/max100_out.pgm" | od -An -tu1 | tr -s ' ')" = " 0 128 255" ] ||
+[ "$(tail -c 3 "$work/max100_out.pgm" | od -An -tu1 | tr -s ' ')" = " 0 50 100" ] ||
     fail "maxval 100 gave $(tail -c 3 "$work/max100_out.pgm" | od -An -tu1)"
+printf 'P6\n2 1\n100\n\144\000\000\000\062\000' > "$work/max100.ppm"
+"$tool" gray "$work/max100.ppm" "$work/max100_ppm.pgm" || fail "maxval 100 PPM"
+[ "$(tail -c 2 "$work/max100_ppm.pgm" | od -An -tu1 | tr -s ' ')" = " 30 29" ] ||
+    fail "maxval 100 PPM gave $(tail -c 2 "$work/max100_ppm.pgm" | od -An -tu1)"
 # Outputs: a folder is not a file name; .ppm promises colour (gray is .pgm); a replaced file
 # keeps its mode.
 mkdir -p "$work/a_folder"

@@ -186,6 +186,16 @@ refused("option --cx needs a finite number, not 'inf'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy 1 --cx inf --cy 1)
 refused("option --cy needs a finite number, not 'nan'" "${DATA}/depth16.png"
         "${out}/refused.ply" --fx 1 --fy 1 --cx 1 --cy nan)
+# Beyond a float (which the library takes), or with a reciprocal beyond one: refused here, not
+# by every file of a batch.
+refused("option --fx: '1e300' is out of a float's range" "${DATA}/depth16.png" "${out}/refused.ply"
+        --fx 1e300 --fy 1 --cx 1 --cy 1)
+refused("option --fy: '1e-300' is out of a float's range" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy 1e-300 --cx 1 --cy 1)
+refused("option --cx: '-1e300' is out of a float's range" "${DATA}/depth16.png"
+        "${out}/refused.ply" --fx 1 --fy 1 --cx -1e300 --cy 1)
+refused("option --depth-scale: '1e-39' is out of a float's range" "${DATA}/depth16.png"
+        "${out}/refused.ply" ${K} --depth-scale 1e-39)
 refused("option --stride needs a whole number from 1 to 65535, not '0'" "${DATA}/depth16.png"
         "${out}/refused.ply" ${K} --stride 0)
 refused("option --stride needs a whole number from 1 to 65535, not '2.5'" "${DATA}/depth16.png"

@@ -1,6 +1,7 @@
 /* Arguments of a subcommand, the way users of getopt_long tools type them. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,13 @@ int cli_number(cli_args *a, int rule, double *out)
     const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
                        errno != ERANGE &&
                        (isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
+    /* The library takes these as floats, and divides by the positive and non-zero ones: a value
+     * a float cannot hold, or whose reciprocal it cannot, is refused here rather than by every
+     * file of a batch. */
+    const double m = fabs(v);
+    const int in_float = rule == CLI_POSITIVE_INF || rule == CLI_FINITE
+                             ? rule == CLI_POSITIVE_INF || m <= FLT_MAX
+                             : m >= FLT_MIN && m <= FLT_MAX;
     if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
         (rule == CLI_NONZERO && v == 0)) {
         cli_error("option %s needs a %s number, not '%s'", a->name,
@@ -133,6 +141,12 @@ int cli_number(cli_args *a, int rule, double *out)
                   : rule == CLI_POSITIVE_INF ? "positive (or inf)"
                                              : "finite",
                   text);
+        return -1;
+    }
+    if (!in_float) {
+        cli_error("option %s: '%s' is out of a float's range (%s)", a->name, text,
+                  rule == CLI_FINITE ? "at most about 3.4e38 in magnitude"
+                                     : "about 1.2e-38 to 3.4e38 in magnitude");
         return -1;
     }
     *out = v;

@@ -89,6 +89,9 @@ int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out))
     } else if (cli_is(a, "--recursive") || cli_is(a, "-r")) {
         b->recursive = 1;
         return cli_flag(a) ? -1 : 1;
+    } else if (cli_is(a, "--overwrite")) {
+        b->overwrite = 1;
+        return cli_flag(a) ? -1 : 1;
     } else if (cli_is(a, "--cpu-partitions")) {
         return cli_whole(a, 1, 64, &b->cpu_partitions) ? -1 : 1;
     } else if (cli_is(a, "--workers")) {
@@ -110,6 +113,7 @@ int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out))
 int cli_batch_single(const cli_batch *b)
 {
     const char *batch_only = b->recursive        ? "--recursive"
+                             : b->overwrite      ? "--overwrite"
                              : b->workers        ? "--workers"
                              : b->cpu_partitions ? "--cpu-partitions"
                              : b->shards         ? "--shard"
@@ -258,9 +262,11 @@ size_t cli_stem(const char *path, const char **start)
 typedef struct skipped {
     char **names;
     size_t count, folders, hidden, loops, special;
-    size_t arg;     /* the command-line folder being scanned */
-    char *out_seen; /* where a scan met the output folder, for the message */
-    dev_t out_dev;  /* the output folder, when it exists: never an input */
+    size_t unreadable;      /* entries stat could not follow (a link to nothing, a loop of links) */
+    char *first_unreadable; /* the first of them, and why, for the message */
+    size_t arg;             /* the command-line folder being scanned */
+    char *out_seen;         /* where a scan met the output folder, for the message */
+    dev_t out_dev;          /* the output folder, when it exists: never an input */
     ino_t out_ino;
     int has_out;
     struct stat *path; /* the folders from the input folder down to the one scanned */
@@ -350,7 +356,13 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
         s->hidden += name[0] == '.' && !dots;
         char *full = name[0] == '.' || rc ? NULL : join(dir, name);
         struct stat st;
-        if (full && stat(full, &st) == 0) {
+        if (full && stat(full, &st) != 0) {
+            if (!s->unreadable++) {
+                const size_t len = strlen(full) + strlen(strerror(errno)) + 8;
+                if ((s->first_unreadable = malloc(len)))
+                    snprintf(s->first_unreadable, len, "'%s' (%s)", full, strerror(errno));
+            }
+        } else if (full) {
             const int is_out = s->has_out && st.st_dev == s->out_dev && st.st_ino == s->out_ino;
             if (S_ISDIR(st.st_mode) && is_out && b->recursive) {
                 if (!s->out_seen) {
@@ -501,6 +513,11 @@ int cli_batch_expand(cli_batch *b)
         cli_error("skipped %zu entr%s that %s not a regular file (a FIFO, socket or device; name "
                   "one on the command line to read it)",
                   s.special, s.special == 1 ? "y" : "ies", s.special == 1 ? "is" : "are");
+    if (rc == 0 && !b->quiet && s.unreadable)
+        cli_error("skipped %zu entr%s that could not be read, as a link to nothing: %s%s",
+                  s.unreadable, s.unreadable == 1 ? "y" : "ies",
+                  s.first_unreadable ? s.first_unreadable : "", s.unreadable > 1 ? ", ..." : "");
+    free(s.first_unreadable);
     if (rc == 0 && !b->quiet && s.out_seen)
         cli_error("skipped '%s': it is the output folder, so its files are outputs, not inputs",
                   s.out_seen);
@@ -706,6 +723,8 @@ static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
             rc = CLI_EXIT_USAGE;
         }
     }
+    struct stat st;
+    b->made_outdir = rc == 0 && stat(b->outdir, &st) != 0 && errno == ENOENT;
     if (rc == 0 && make_dirs(b->outdir) != 0) {
         cli_error("cannot make output folder '%s': %s", b->outdir, strerror(errno));
         rc = CLI_EXIT_FAILURE;
@@ -848,6 +867,40 @@ static void summary(clc_batch *batch)
     }
 }
 
+/* Outputs that exist already, unless --overwrite: the names a folder's files get can be those of
+ * files the user keeps there (an original next to its input, another run's results), which a
+ * batch would replace without a word. Only this process's items: other shards may be writing
+ * theirs. 0, or the exit code after a message. */
+static int check_existing(const cli_batch *b, char **outs)
+{
+    size_t found = 0, first = 0;
+    for (size_t i = 0; i < b->count && !b->overwrite; ++i) {
+        struct stat st;
+        if (lstat(outs[i], &st) == 0 && found++ == 0)
+            first = i;
+    }
+    if (!found)
+        return 0;
+    if (found == 1)
+        cli_error("output '%s' exists already; nothing was converted (--overwrite replaces it, or "
+                  "choose another output folder)",
+                  outs[first]);
+    else
+        cli_error("output '%s' and %zu more exist already; nothing was converted (--overwrite "
+                  "replaces them, or choose another output folder)",
+                  outs[first], found - 1);
+    return CLI_EXIT_USAGE;
+}
+
+/* The output folder again, when this run made it and wrote nothing there (every item refused
+ * or failed, or none was this shard's): rmdir removes only an empty folder. */
+static int unmake_outdir(const cli_batch *b, int rc)
+{
+    if (b->made_outdir)
+        (void)rmdir(b->outdir);
+    return rc;
+}
+
 int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user)
 {
     if (!b->npaths) {
@@ -863,7 +916,7 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
     char **outs = NULL;
     int rc = plan_outputs(b, ext, &outs);
     if (rc != 0)
-        return rc;
+        return unmake_outdir(b, rc);
     if (b->shards) {
         /* Every process checked the whole list (so they all refuse the same mistakes); each
          * keeps the items whose place in it is its own, round-robin: shards differ by one at
@@ -884,11 +937,14 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
         b->count = kept;
         if (!kept) {
             free(outs);
-            return CLI_EXIT_OK;
+            return unmake_outdir(b, CLI_EXIT_OK);
         }
     }
     stopper s = {NULL, 0};
-    clc_status *statuses = malloc(b->count * sizeof *statuses);
+    clc_status *statuses = NULL;
+    if ((rc = check_existing(b, outs)) != 0)
+        goto done;
+    statuses = malloc(b->count * sizeof *statuses);
     if (!statuses || cli_interrupt_begin(stop, &s) != 0) {
         cli_error("out of memory");
         rc = CLI_EXIT_FAILURE;
@@ -941,5 +997,5 @@ done:
     for (size_t i = 0; i < b->count; ++i)
         free(outs[i]);
     free(outs);
-    return rc;
+    return unmake_outdir(b, rc);
 }

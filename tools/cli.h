@@ -138,6 +138,8 @@ typedef struct cli_batch {
     unsigned cpu_partitions; /* split CPU devices into sub-devices */
     unsigned workers;        /* workers a device; 0: one a host core */
     int quiet, recursive, stats;
+    int overwrite;          /* --overwrite: files already in OUTDIR may be replaced */
+    int made_outdir;        /* this run made OUTDIR: removed again if it is left empty */
     unsigned shard, shards; /* this process converts items i with i % shards == shard */
     /* Which files of a folder are inputs, by name: what is not is skipped and listed. */
     int (*accept)(const char *name);
@@ -149,6 +151,8 @@ typedef struct cli_batch {
     "Batch options:\n"                                                                             \
     "  -o OUTDIR           write there (made if missing)\n"                                        \
     "  --recursive         folders' subfolders too, mirrored in OUTDIR\n"                          \
+    "  --overwrite         replace outputs that exist already (without it a run that would\n"      \
+    "                      replace a file in OUTDIR is refused before any work)\n"                 \
     "  --device LIST       \"all\", \"gpu,cpu\", \"gpu/cpu\", \"localrank\" (clcompute devices\n"  \
     "                      --help)\n"                                                              \
     "  --cpu-partitions N  split CPU devices into N sub-devices\n"                                 \
@@ -161,9 +165,9 @@ typedef struct cli_batch {
     "  --quiet             errors only\n"
 
 /* Consumes an argument every file command shares: a path (positional), -h/--help (prints
- * usage on stdout), the batch options (-o, --recursive, --cpu-partitions, --workers, --shard,
- * --stats, --quiet), --device and --format. 1 if it was one, 0 if not, CLI_ARG_HELP after the
- * usage, -1 after a message for a bad value. */
+ * usage on stdout), the batch options (-o, --recursive, --overwrite, --cpu-partitions, --workers,
+ * --shard, --stats, --quiet), --device and --format. 1 if it was one, 0 if not, CLI_ARG_HELP after
+ * the usage, -1 after a message for a bad value. */
 enum { CLI_ARG_HELP = 2 };
 int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out));
 /* For single-file mode: 0, or -1 after a message when a batch-only option was given. */

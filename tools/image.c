@@ -312,8 +312,11 @@ static int too_large(const char *path, size_t w, size_t h, size_t px)
 {
     if (w && h && px && w <= MAX_DECODED / h / px)
         return 0;
-    cli_error("'%s' declares %zu x %zu pixels; too large an image (or a corrupt header)", path, w,
-              h);
+    if (!w || !h)
+        cli_error("'%s' declares %zu x %zu pixels: a truncated or corrupt header", path, w, h);
+    else
+        cli_error("'%s' declares %zu x %zu pixels; too large an image (or a corrupt header)", path,
+                  w, h);
     return 1;
 }
 
@@ -497,9 +500,9 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         cli_error("out of memory for %lu x %lu pixels", w, h);
         return -1;
     }
-    /* Values are fractions of maxval. Depth (allow16) keeps them as they are, sensor units; an
-     * image's are scaled to 0..255 when maxval is not 255. */
-    const int scale = !allow16 && maxval != 255;
+    /* Values are taken as they are, whatever maxval says (the format calls them fractions of
+     * it): depth's are sensor units, and OpenCV's imread, whose results gray matches, reads an
+     * 8-bit file's bytes unscaled too. */
     for (size_t i = 0; i < count; ++i) {
         const unsigned v = wide ? (unsigned)b[p + 2 * i] << 8 | b[p + 2 * i + 1] : b[p + i];
         if (v > maxval) {
@@ -510,7 +513,7 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         if (wide) {
             ((uint16_t *)(void *)pixels)[i] = (uint16_t)v;
         } else {
-            const unsigned char c = scale ? (unsigned char)((v * 255 + maxval / 2) / maxval) : v;
+            const unsigned char c = (unsigned char)v;
             if (out_channels == channels)
                 pixels[i] = c;
             else
@@ -586,6 +589,10 @@ static int decode_stb(scratch *s, int slot, const char *path, img_format format,
         return -1;
     }
     channels = want ? want : channels;
+    if (too_large(path, (size_t)w, (size_t)h, (size_t)channels)) { /* stb takes 0 x 0 */
+        stbi_image_free(pixels);
+        return -1;
+    }
     const size_t bytes = (size_t)w * (size_t)h * (size_t)channels;
     unsigned char *copy = grow(&s->slots[slot], bytes);
     if (copy)

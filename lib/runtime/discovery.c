@@ -250,7 +250,10 @@ clc_status clc_devices_query(clc_device_list **out)
                  ? clc__fail(NULL, CLC_ERROR_NO_PLATFORM,
                              "all %u OpenCL platform(s) failed to answer", (unsigned)nplatforms)
                  : clc__fail(NULL, CLC_ERROR_NO_DEVICE,
-                             "%u OpenCL platform(s) found but none offers a device",
+                             "%u OpenCL platform(s) found but none offers a device (PoCL "
+                             "offers none when it cannot make its kernel cache folder: "
+                             "POCL_CACHE_DIR, else XDG_CACHE_HOME or ~/.cache, must be "
+                             "writable)",
                              (unsigned)nplatforms);
         goto fail;
     }
