@@ -38,6 +38,13 @@ done
     fail "--name=value options"
 "$tool" gray "$data/rgb.png" "$work/q.png" --quiet=yes 2> "$work/err"
 [ $? -eq 2 ] && grep -q "option --quiet takes no value" "$work/err" || fail "--quiet=yes"
+# A flag given twice is refused as a valued option is (the README's rule); numbers are decimal.
+"$tool" gray "$data/rgb.png" "$work/q.png" --quiet --quiet 2> "$work/err"
+[ $? -eq 2 ] && grep -q "option --quiet given twice; give it once" "$work/err" &&
+    [ ! -e "$work/q.png" ] || fail "--quiet twice: $(cat "$work/err")"
+"$tool" cloud "$data/depth16.png" "$work/hex.ply" --fx 0x10 --fy 1 --cx 1 --cy 1 2> "$work/err"
+[ $? -eq 2 ] && grep -q "option --fx needs a finite, non-zero number, not '0x10'" "$work/err" ||
+    fail "--fx 0x10: $(cat "$work/err")"
 # -o and --output are one option: which of two outputs was meant is not guessed.
 "$tool" gray "$data/rgb.png" -o "$work/o1.png" --output "$work/o2.png" 2> "$work/err"
 [ $? -eq 2 ] && grep -q "option --output given twice" "$work/err" &&

@@ -100,12 +100,22 @@ const char *cli_value(cli_args *a)
     return NULL;
 }
 
-int cli_flag(const cli_args *a)
+int cli_flag(cli_args *a)
 {
-    if (!a->given)
-        return 0;
-    cli_error("option %s takes no value (given '%s')", a->name, a->given);
-    return -1;
+    if (a->given) {
+        cli_error("option %s takes no value (given '%s')", a->name, a->given);
+        return -1;
+    }
+    for (int i = 0; i < a->taken_count; ++i)
+        if (strcmp(a->taken[i].name, a->name) == 0) {
+            cli_error("option %s given twice; give it once", a->name);
+            return -1;
+        }
+    if (a->taken_count < (int)(sizeof a->taken / sizeof a->taken[0])) {
+        snprintf(a->taken[a->taken_count].name, sizeof a->taken[0].name, "%s", a->name);
+        a->taken[a->taken_count++].value = "";
+    }
+    return 0;
 }
 
 int cli_unknown(const cli_args *a)
@@ -123,8 +133,9 @@ int cli_number(cli_args *a, int rule, double *out)
     errno = 0;
     const double v = strtod(text, &end);
     /* strtod reads "inf" as infinity and sets ERANGE for a finite text out of range (1e999). */
+    /* Decimal only: strtod also reads hexadecimal ("0x10" is 16), which no one means here. */
     const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
-                       errno != ERANGE &&
+                       !strpbrk(text, "xX") && errno != ERANGE &&
                        (isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
     /* The library takes these as floats, and divides by the positive and non-zero ones: a value
      * a float cannot hold, or whose reciprocal it cannot, is refused here rather than by every

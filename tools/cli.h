@@ -55,8 +55,9 @@ int cli_is(const cli_args *a, const char *name);
  * number does). NULL after "option --name needs a value", or after "option --name given twice"
  * where an earlier argument gave it a value already (-o and --output are one option). */
 const char *cli_value(cli_args *a);
-/* For a flag: 0, or -1 after "option --name takes no value" when one was given inline. */
-int cli_flag(const cli_args *a);
+/* For a flag: 0, or -1 after "option --name takes no value" when one was given inline, or
+ * "option --name given twice". */
+int cli_flag(cli_args *a);
 /* "unknown option '--x' (see clcompute gray --help)"; returns CLI_EXIT_USAGE. */
 int cli_unknown(const cli_args *a);
 
