@@ -72,4 +72,10 @@ execute_process(COMMAND "${TOOL}" reduce "${dir}/f32_30.raw" --op argmin --type 
 if(NOT rc EQUAL 0 OR NOT out STREQUAL "24")
   message(FATAL_ERROR "--type float32 on raw data: exit ${rc}, '${out}'")
 endif()
+# Names in any case, as gray's --weights.
+execute_process(COMMAND "${TOOL}" reduce "${dir}/f32_30.raw" --op ArgMin --type F32
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "24")
+  message(FATAL_ERROR "--op ArgMin --type F32: exit ${rc}, '${out}'")
+endif()
 message(STATUS "tool reduce: ${n} results as numpy's; refusals clear")

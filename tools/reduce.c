@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <clcompute/clcompute.h>
@@ -46,7 +47,8 @@ static clc_dtype parse_type(const char *text)
     static const char *const shorts[] = {"",    "f32", "f64", "i32", "u32", "u8",  "i64",
                                          "u64", "i16", "u16", "i8",  "f16", "bool"};
     for (int t = 1; t < (int)(sizeof shorts / sizeof shorts[0]); ++t)
-        if (strcmp(text, shorts[t]) == 0 || strcmp(text, clc_dtype_name((clc_dtype)t)) == 0)
+        if (strcasecmp(text, shorts[t]) == 0 ||
+            strcasecmp(text, clc_dtype_name((clc_dtype)t)) == 0) /* any case, as --weights */
             return (clc_dtype)t;
     return (clc_dtype)0;
 }
@@ -151,7 +153,7 @@ static int run(int argc, char **argv)
             if (!v)
                 return CLI_EXIT_USAGE;
             for (int i = 0; i < 6; ++i)
-                if (strcmp(v, op_names[i]) == 0)
+                if (strcasecmp(v, op_names[i]) == 0)
                     op = (clc_reduce_op)(i + 1);
             if (!op) {
                 cli_error("unknown operation '%s' (sum, min, max, mean, argmin, argmax)", v);
