@@ -63,23 +63,30 @@ static int negative_number(const char *text)
     return end != text && *end == '\0';
 }
 
-/* The value, or NULL after a message where the option already had one: a second --output
- * would otherwise decide silently which of two files gets written. */
-static const char *taken(cli_args *a, const char *value)
+/* What an earlier argument gave option `name` ("" for a flag), or NULL when none did; then
+ * `value` is kept as the option's. Past 32 options (no subcommand has as many) repeats go
+ * unnoticed. */
+static const char *earlier(cli_args *a, const char *name, const char *value)
 {
-    const char *name = strcmp(a->name, "-o") == 0 ? "--output" : a->name;
     for (int i = 0; i < a->taken_count; ++i)
-        if (strcmp(a->taken[i].name, name) == 0) {
-            cli_error("option %s given twice ('%s', then '%s'); give it once", a->name,
-                      a->taken[i].value, value);
-            return NULL;
-        }
-    /* Past 32 valued options (no subcommand has as many) repeats go unnoticed. */
+        if (strcmp(a->taken[i].name, name) == 0)
+            return a->taken[i].value;
     if (a->taken_count < (int)(sizeof a->taken / sizeof a->taken[0])) {
         snprintf(a->taken[a->taken_count].name, sizeof a->taken[0].name, "%s", name);
         a->taken[a->taken_count++].value = value;
     }
-    return value;
+    return NULL;
+}
+
+/* The value, or NULL after a message where the option already had one: a second --output
+ * would otherwise decide silently which of two files gets written. */
+static const char *taken(cli_args *a, const char *value)
+{
+    const char *before = earlier(a, strcmp(a->name, "-o") == 0 ? "--output" : a->name, value);
+    if (!before)
+        return value;
+    cli_error("option %s given twice ('%s', then '%s'); give it once", a->name, before, value);
+    return NULL;
 }
 
 const char *cli_value(cli_args *a)
@@ -106,14 +113,9 @@ int cli_flag(cli_args *a)
         cli_error("option %s takes no value (given '%s')", a->name, a->given);
         return -1;
     }
-    for (int i = 0; i < a->taken_count; ++i)
-        if (strcmp(a->taken[i].name, a->name) == 0) {
-            cli_error("option %s given twice; give it once", a->name);
-            return -1;
-        }
-    if (a->taken_count < (int)(sizeof a->taken / sizeof a->taken[0])) {
-        snprintf(a->taken[a->taken_count].name, sizeof a->taken[0].name, "%s", a->name);
-        a->taken[a->taken_count++].value = "";
+    if (earlier(a, a->name, "")) {
+        cli_error("option %s given twice; give it once", a->name);
+        return -1;
     }
     return 0;
 }
@@ -141,9 +143,9 @@ int cli_number(cli_args *a, int rule, double *out)
      * a float cannot hold, or whose reciprocal it cannot, is refused here rather than by every
      * file of a batch. */
     const double m = fabs(v);
-    const int in_float = rule == CLI_POSITIVE_INF || rule == CLI_FINITE
-                             ? rule == CLI_POSITIVE_INF || m <= FLT_MAX
-                             : m >= FLT_MIN && m <= FLT_MAX;
+    const int in_float = rule == CLI_POSITIVE_INF ? 1
+                         : rule == CLI_FINITE     ? m <= FLT_MAX
+                                                  : m >= FLT_MIN && m <= FLT_MAX;
     if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
         (rule == CLI_NONZERO && v == 0)) {
         cli_error("option %s needs a %s number, not '%s'", a->name,

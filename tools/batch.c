@@ -357,10 +357,11 @@ static int scan(cli_batch *b, const char *dir, const struct stat *dst, const cha
         char *full = name[0] == '.' || rc ? NULL : join(dir, name);
         struct stat st;
         if (full && stat(full, &st) != 0) {
-            if (!s->unreadable++) {
-                const size_t len = strlen(full) + strlen(strerror(errno)) + 8;
+            if (!s->unreadable++) { /* why, before malloc may change errno */
+                const char *why = strerror(errno);
+                const size_t len = strlen(full) + strlen(why) + 8;
                 if ((s->first_unreadable = malloc(len)))
-                    snprintf(s->first_unreadable, len, "'%s' (%s)", full, strerror(errno));
+                    snprintf(s->first_unreadable, len, "'%s' (%s)", full, why);
             }
         } else if (full) {
             const int is_out = s->has_out && st.st_dev == s->out_dev && st.st_ino == s->out_ino;
@@ -873,8 +874,10 @@ static void summary(clc_batch *batch)
  * theirs. 0, or the exit code after a message. */
 static int check_existing(const cli_batch *b, char **outs)
 {
+    if (b->overwrite)
+        return 0;
     size_t found = 0, first = 0;
-    for (size_t i = 0; i < b->count && !b->overwrite; ++i) {
+    for (size_t i = 0; i < b->count; ++i) {
         struct stat st;
         if (lstat(outs[i], &st) == 0 && found++ == 0)
             first = i;

@@ -228,6 +228,14 @@ def _output(out, shape, dtype, name="out"):
     raise ValueError(f"{name} is read-only")
 
 
+def _selector_error(message):
+    """The ArgumentError the library raises for a selector it cannot parse, for one the Python
+    layer refuses first."""
+    e = ArgumentError(message)
+    e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
+    return e
+
+
 class Context(_clcompute.Context):
     """A device with its OpenCL context and queue: Context("gpu"), Context("cpu"),
     Context("nvidia"), Context("0:1"), Context() for the default rule (CLCOMPUTE_DEVICE, else the
@@ -238,17 +246,14 @@ class Context(_clcompute.Context):
             raise TypeError(f"device must be a selector string ('gpu', 'cpu', 'nvidia', '0:1', "
                             f"...) or None for the default, not {type(device).__name__}")
         if isinstance(device, str) and "," in device:
-            e = ArgumentError(f"device {device!r}: a Context is one device ('gpu/cpu': a GPU, "
-                              "else the CPU); a list of devices is for the _many calls' devices=")
-            e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
-            raise e
+            raise _selector_error(f"device {device!r}: a Context is one device ('gpu/cpu': a "
+                                  "GPU, else the CPU); a list of devices is for the _many calls' "
+                                  "devices=")
         if isinstance(device, str) and not device.strip():
             # As the tool's --device '': an empty selector is more likely a variable that was
             # never set than a wish for the default, which None asks for.
-            e = ArgumentError(f"device must be a selector ('gpu', 'cpu', 'nvidia', '0:1', ...) "
-                              f"or None for the default, not {device!r}")
-            e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
-            raise e
+            raise _selector_error(f"device must be a selector ('gpu', 'cpu', 'nvidia', '0:1', "
+                                  f"...) or None for the default, not {device!r}")
         super().__init__(device)
 
     def __repr__(self):
@@ -401,8 +406,8 @@ def _gray_args(name, img, order):
 
 def _frames_packed(a):
     """An (N, H, W) array whose frames lie one after another (rows packed at any row stride,
-    the next frame where the last one's rows end: a C-contiguous array or a row or column crop of
-    one), which the library reads in place a group of frames at a time. Frames further apart
+    the next frame where the last one's rows end: a C-contiguous array, a range of its frames or
+    a column crop of it), which the library reads in place a group of frames at a time. Frames further apart
     (a[::2]) go one by one: a group would carry the frames between them too."""
     n = a.strides
     return a.dtype.isnative and (a.size == 0 or (a.flags.aligned and n[2] == a.itemsize and
@@ -579,10 +584,8 @@ def _batch(devices):
         raise TypeError(f"devices must be a string of selectors ('all', 'gpu', 'cpu,nvidia', "
                         f"...) or None for all, not {type(devices).__name__}")
     if devices is not None and not devices.strip():
-        e = ArgumentError(f"devices must be selectors ('all', 'gpu', 'cpu,nvidia', ...) or None "
-                          f"for all, not {devices!r}")
-        e.status, e.status_name = -2005, "CLC_ERROR_INVALID_SELECTOR"  # clcompute/status.h
-        raise e
+        raise _selector_error(f"devices must be selectors ('all', 'gpu', 'cpu,nvidia', ...) or "
+                              f"None for all, not {devices!r}")
     with _batches_lock:
         if devices not in _batches:
             batch = _Batch(devices)
@@ -646,6 +649,11 @@ def _not_overlapping(out, inputs):
                              "could overwrite what is still to be read (pass another array)")
 
 
+def _frames_in(part):
+    """Depth frames in a part of a depth_to_points_many call: one (H, W) or an (N, H, W) group."""
+    return 1 if part.ndim == 2 else len(part)
+
+
 def _frame_groups(frames, workers):
     """Sizes of the groups an array of frames goes in, in order: large ones first (a launch or
     two a group, what small frames need on a GPU; 16 reach the bus there), shrinking to single
@@ -679,7 +687,7 @@ def _points_out(out, grids, organized, inputs):
         raise ValueError("out must be C-contiguous and aligned to its float32 elements")
     at, named = 0, []
     for part, *_ in inputs:
-        n = 1 if part.ndim == 2 else len(part)
+        n = _frames_in(part)
         named.append((f"depths[{at}]" if n == 1 else f"depths[{at}:{at + n}]", part))
         at += n
     _not_overlapping(out, named)
@@ -708,12 +716,12 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
         parts = [_depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc, stride)
                  for i, depth in enumerate(depths)]
     grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
-             for part, _, _, _, s in parts for _ in range(1 if part.ndim == 2 else len(part))]
+             for part, _, _, _, s in parts for _ in range(_frames_in(part))]
     into = _points_out(out, grids, organized, parts)
     items, outs = [], []
     for part, fmt, scale, trunc, s in parts:
         gh, gw = grids[len(outs)]
-        n = 1 if part.ndim == 2 else len(part)
+        n = _frames_in(part)
         points = (np.empty((n * gh * gw, 3), np.float32) if into is None else
                   into[len(outs):len(outs) + n].reshape(n * gh * gw, 3))
         outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]

@@ -63,12 +63,20 @@ static void release_image(image *im)
  * 3-D (rows, cols, channels) with the pixels of a row packed and rows at any stride of at least
  * a row (the pitch): numpy's C-contiguous arrays and row slices of larger ones. Holds nothing
  * after a failure. */
+static int image_of_view(image *im, size_t pixel, const char *what);
+
 static int get_image(PyObject *obj, int writable, size_t pixel, const char *what, image *im)
 {
     memset(im, 0, sizeof *im);
     if (PyObject_GetBuffer(obj, &im->view, PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0)) != 0)
         return -1;
     im->held = 1;
+    return image_of_view(im, pixel, what);
+}
+
+/* get_image's checks of the view im holds. */
+static int image_of_view(image *im, size_t pixel, const char *what)
+{
     const Py_buffer *v = &im->view;
     const Py_ssize_t item = v->itemsize;
     Py_ssize_t cols = v->ndim >= 2 ? v->shape[1] : v->ndim == 1 ? v->shape[0] : 1;
@@ -107,9 +115,8 @@ static int get_depth(PyObject *obj, size_t pixel, image *im, size_t *frames, siz
     im->held = 1;
     const Py_buffer *v = &im->view;
     if (v->ndim != 3) {
-        release_image(im);
         *frames = 1, *frame_bytes = 0;
-        return get_image(obj, 0, pixel, "depth", im);
+        return image_of_view(im, pixel, "depth");
     }
     const Py_ssize_t *n = v->shape, *step = v->strides;
     if ((size_t)v->itemsize != pixel || n[0] <= 0 || n[1] <= 0 || n[2] <= 0 ||
@@ -745,6 +752,13 @@ static void release_items(item *items, size_t n)
     PyMem_Free(items);
 }
 
+/* The frames an item stands for in a failure's message: a gray item, and a cloud item of one
+ * frame, are one. */
+static size_t frames_of(const item *it)
+{
+    return it->frames ? it->frames : 1;
+}
+
 /* Runs the items; for a failure raises naming the first failed item by its place among the
  * frames (an item of gray, or a cloud item that is one frame, is one). */
 static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
@@ -767,10 +781,10 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
         const char *why = bad < n && items[bad].error[0] ? items[bad].error : clc_last_error();
         size_t at = 0, frames = 0;
         for (size_t i = 0; i < n; ++i) {
-            at += i < bad ? (items[i].frames ? items[i].frames : 1) : 0;
-            frames += items[i].frames ? items[i].frames : 1;
+            at += i < bad ? frames_of(&items[i]) : 0;
+            frames += frames_of(&items[i]);
         }
-        const size_t span = bad < n && items[bad].frames > 1 ? items[bad].frames : 1;
+        const size_t span = bad < n ? frames_of(&items[bad]) : 1;
         PyObject *text = bad == n   ? PyUnicode_FromString(why) /* the run itself failed */
                          : span > 1 ? PyUnicode_FromFormat("items %zu-%zu of %zu: %s", at,
                                                            at + span - 1, frames, why)
