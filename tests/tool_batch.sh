@@ -44,6 +44,10 @@ touch -d @1000000000 "$work/out/a01.png"
     "$work/log" || fail "a re-run was not refused: $(cat "$work/log")"
 [ "$(cat "$work/out"/* | cksum)" = "$sum_before" ] &&
     [ "$(stat -c %Y "$work/out/a01.png")" = 1000000000 ] || fail "the refused re-run wrote"
+# Paths are named with one slash however the folders were typed ("out/" once read "out//a01.png").
+"$tool" gray "$work/in/" -o "$work/out//" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "output '$work/out/a[0-9]*.png' and 10 more" "$work/log" ||
+    fail "trailing slashes: $(cat "$work/log")"
 # A file the user keeps beside the inputs is not replaced by the output of the same name.
 mkdir -p "$work/keep" && cp "$data/rgb.png" "$work/keep/photo.png" &&
     cp "$data/rgb.jpg" "$work/keep/photo.jpg"

@@ -42,6 +42,9 @@ done
 "$tool" gray "$data/rgb.png" "$work/q.png" --quiet --quiet 2> "$work/err"
 [ $? -eq 2 ] && grep -q "option --quiet given twice; give it once" "$work/err" &&
     [ ! -e "$work/q.png" ] || fail "--quiet twice: $(cat "$work/err")"
+"$tool" gray "$data/rgb.png" "$work/q.png" -q --quiet 2> "$work/err" # an alias is the same flag
+[ $? -eq 2 ] && grep -q "option --quiet given twice; give it once" "$work/err" &&
+    [ ! -e "$work/q.png" ] || fail "-q --quiet: $(cat "$work/err")"
 "$tool" cloud "$data/depth16.png" "$work/hex.ply" --fx 0x10 --fy 1 --cx 1 --cy 1 2> "$work/err"
 [ $? -eq 2 ] && grep -q "option --fx needs a finite, non-zero number, not '0x10'" "$work/err" ||
     fail "--fx 0x10: $(cat "$work/err")"

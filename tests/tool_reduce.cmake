@@ -37,8 +37,8 @@ refused("${dir}/bigendian.npy" "big-endian" --op sum)
 refused("${dir}/complex.npy" "unsupported dtype" --op sum)
 refused("${dir}/empty.npy" "is empty: a zero-size array has no argmax" --op argmax)
 refused("${dir}/empty.npy" "is empty: a zero-size array has no min" --op min)
-# numpy's identities for an empty array: the sum is 0, the mean NaN (with a warning).
-foreach(case "sum;0" "mean;nan")
+# numpy's identities for an empty float32 array: the sum is 0.0, the mean NaN (with a warning).
+foreach(case "sum;0.0" "mean;nan")
   list(GET case 0 op)
   list(GET case 1 want)
   execute_process(COMMAND "${TOOL}" reduce "${dir}/empty.npy" --op ${op} RESULT_VARIABLE rc

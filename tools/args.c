@@ -78,14 +78,26 @@ static const char *earlier(cli_args *a, const char *name, const char *value)
     return NULL;
 }
 
+/* The long name of the option as typed: a short alias is the same option. */
+static const char *long_name(const char *name)
+{
+    static const char *const aliases[][2] = {
+        {"-o", "--output"}, {"-q", "--quiet"}, {"-r", "--recursive"}};
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+        if (strcmp(name, aliases[i][0]) == 0)
+            return aliases[i][1];
+    return name;
+}
+
 /* The value, or NULL after a message where the option already had one: a second --output
  * would otherwise decide silently which of two files gets written. */
 static const char *taken(cli_args *a, const char *value)
 {
-    const char *before = earlier(a, strcmp(a->name, "-o") == 0 ? "--output" : a->name, value);
+    const char *before = earlier(a, long_name(a->name), value);
     if (!before)
         return value;
-    cli_error("option %s given twice ('%s', then '%s'); give it once", a->name, before, value);
+    cli_error("option %s given twice ('%s', then '%s'); give it once", long_name(a->name), before,
+              value);
     return NULL;
 }
 
@@ -113,8 +125,8 @@ int cli_flag(cli_args *a)
         cli_error("option %s takes no value (given '%s')", a->name, a->given);
         return -1;
     }
-    if (earlier(a, a->name, "")) {
-        cli_error("option %s given twice; give it once", a->name);
+    if (earlier(a, long_name(a->name), "")) {
+        cli_error("option %s given twice; give it once", long_name(a->name));
         return -1;
     }
     return 0;

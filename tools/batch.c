@@ -273,12 +273,16 @@ typedef struct skipped {
     size_t depth;
 } skipped;
 
+/* a/b, one slash between them however many a ends with ("out/" and "x.png": "out/x.png"). */
 static char *join(const char *a, const char *b)
 {
-    const size_t n = strlen(a) + strlen(b) + 2;
+    size_t la = strlen(a);
+    while (la > 1 && a[la - 1] == '/' && *b)
+        --la;
+    const size_t n = la + strlen(b) + 2;
     char *s = malloc(n);
     if (s)
-        snprintf(s, n, "%s%s%s", a, *a && *b ? "/" : "", b);
+        snprintf(s, n, "%.*s%s%s", (int)la, a, la && *b && a[la - 1] != '/' ? "/" : "", b);
     return s;
 }
 

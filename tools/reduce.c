@@ -31,10 +31,10 @@ static void usage(FILE *out)
             "  --device SEL  the device (clcompute devices --help)\n"
             "  -h, --help    this text\n"
             "Prints the result alone: integers in full (sums of integers and bools as int64 or\n"
-            "uint64, wrapping as numpy's); float16 results with 5 significant digits, float32\n"
-            "with 9 and float64 with 17, each enough to read back the exact value (a mean has\n"
-            "the type numpy gives it: float16 for float16, float32 for float32, float64 for\n"
-            "the rest); min and max of bool as True or False; argmin and argmax as the index\n"
+            "uint64, wrapping as numpy's); floats as numpy prints them, the fewest digits that\n"
+            "read back as the same value of the result's type (2.0, 0.1, 1e+16; a mean has the\n"
+            "type numpy gives it: float16 for float16, float32 for float32, float64 for the\n"
+            "rest); min and max of bool as True or False; argmin and argmax as the index\n"
             "into the array flattened in C order, as numpy's; nan for NaN. Float sums are\n"
             "compensated: at least as accurate as numpy's pairwise sum, so the last digit may\n"
             "differ from numpy's (towards the exact sum). An empty array sums to 0 and has a\n"
@@ -106,18 +106,72 @@ static void *to_c_order(const unsigned char *data, const npy_info *info)
     return out;
 }
 
+static int is_float(clc_dtype type)
+{
+    return type == CLC_DTYPE_F16 || type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+}
+
+/* d rounded to the nearest float16 (ties to even), as a double; infinite past float16's range. */
+static double nearest_half(double d)
+{
+    if (!isfinite(d) || d == 0.0)
+        return d;
+    int e;
+    frexp(d, &e);                                   /* |d| in [2^(e-1), 2^e) */
+    const int exponent = e - 1 < -14 ? -14 : e - 1; /* subnormals share the smallest quantum */
+    const double r = nearbyint(ldexp(d, 10 - exponent)) * ldexp(1.0, exponent - 10);
+    return fabs(r) > 65504.0 ? copysign(INFINITY, d) : r;
+}
+
+/* Whether text reads back as x in the result's type. */
+static int reads_back(const char *text, double x, clc_dtype type)
+{
+    if (type == CLC_DTYPE_F32)
+        return strtof(text, NULL) == (float)x;
+    const double d = strtod(text, NULL);
+    return (type == CLC_DTYPE_F16 ? nearest_half(d) : d) == x;
+}
+
+/* x (finite or infinite, not NaN) as numpy prints a scalar of the result's type: the fewest
+ * significant digits that read back as the same value of that type; positional from 1e-4 up to
+ * 1e3 (float16), 1e6 (float32) or 1e16 (float64), with ".0" where no fraction is left, else
+ * scientific ("1e+16", "9.999999e+06"). The %e and %f conversions are correctly rounded (glibc),
+ * so both give the same digits. */
+static void print_float(double x, clc_dtype type)
+{
+    if (isinf(x)) {
+        printf("%s\n", x < 0 ? "-inf" : "inf");
+        return;
+    }
+    char text[64];
+    int digits = 1;
+    for (;; ++digits) {
+        snprintf(text, sizeof text, "%.*e", digits - 1, x);
+        if (digits == 17 || reads_back(text, x, type))
+            break;
+    }
+    const int exponent = atoi(strchr(text, 'e') + 1);
+    const double cut = type == CLC_DTYPE_F16 ? 1e3 : type == CLC_DTYPE_F32 ? 1e6 : 1e16;
+    if (x != 0.0 && (fabs(x) < 1e-4 || fabs(x) >= cut)) {
+        printf("%s\n", text);
+        return;
+    }
+    const int decimals = digits - 1 - exponent > 0 ? digits - 1 - exponent : 0;
+    printf("%.*f%s\n", decimals, x, decimals ? "" : ".0");
+}
+
 static void print_result(clc_reduce_op op, clc_dtype type, const clc_reduce_result *r)
 {
     if (op == CLC_REDUCE_ARGMIN || op == CLC_REDUCE_ARGMAX) {
         printf("%" PRIu64 "\n", r->index);
         return;
     }
-    const int floating = type == CLC_DTYPE_F16 || type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64;
+    const int floating = is_float(type);
     if (floating || op == CLC_REDUCE_MEAN) {
         if (isnan(r->f))
             printf("nan\n"); /* as numpy prints it, whatever the sign bit */
         else
-            printf("%.*g\n", type == CLC_DTYPE_F16 ? 5 : type == CLC_DTYPE_F32 ? 9 : 17, r->f);
+            print_float(r->f, floating ? type : CLC_DTYPE_F64); /* integers' mean: float64 */
         return;
     }
     const int sum = op == CLC_REDUCE_SUM;
@@ -231,7 +285,7 @@ static int run(int argc, char **argv)
         /* numpy: the sum of nothing is 0 and its mean NaN (with a warning); nothing has no
          * minimum, maximum or position of one. */
         if (op == CLC_REDUCE_SUM) {
-            printf("0\n");
+            printf("%s\n", is_float(info.type) ? "0.0" : "0");
             rc = CLI_EXIT_OK;
         } else if (op == CLC_REDUCE_MEAN) {
             cli_error("warning: mean of an empty array is NaN, as numpy's");
