@@ -331,8 +331,9 @@ rc=$?
 [ "$rc" -eq 143 ] || fail "SIGTERM: exit $rc, not 143: $(cat "$work/log")"
 
 # Ctrl-C twice during a longer batch, wherever it lands: only complete outputs, no temporary file.
-# 300 links to one 2000 x 2000 PPM.
-{ printf 'P6\n2000 2000\n255\n'; head -c 12000000 /dev/zero | tr '\000' '\141'; } > "$work/big.ppm"
+# 300 links to one 2000 x 2000 PPM of noise (PNG's compression then makes writing an output the
+# longest part of an item, so that the kill below lands while files are being written).
+{ printf 'P6\n2000 2000\n255\n'; head -c 12000000 /dev/urandom; } > "$work/big.ppm"
 "$tool" gray "$work/big.ppm" "$work/single_big.png" || fail "single big"
 i=0
 while [ $i -lt 300 ]; do ln -s "$work/big.ppm" "$work/big/f$i.ppm"; i=$((i + 1)); done
@@ -351,4 +352,24 @@ done
 [ -z "$(find "$work/big_out" -name '*.tmp*')" ] || fail "interrupted batch left temporary files"
 [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ] || fail "interrupted batch exited $rc"
 echo "interrupted twice after $(ls "$work/big_out" | wc -l) of 300 files (exit $rc)"
+# Killed outright (SIGKILL, the OOM killer: no handler runs) once a file is written: where the
+# system has unnamed files (Linux's O_TMPFILE) nothing is left but complete outputs.
+if [ "$(uname -s)" = Linux ]; then
+    "$tool" gray "$work/big" -o "$work/big_kill" --device "$dev,$dev" 2> "$work/log" &
+    pid=$!
+    i=0
+    while [ -z "$(ls "$work/big_kill" 2>/dev/null)" ] && [ $i -lt 600 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    kill -KILL $pid 2>/dev/null
+    wait $pid
+    for f in "$work/big_kill"/*; do
+        [ -e "$f" ] || continue
+        cmp -s "$f" "$work/single_big.png" || fail "a killed batch left a partial $f"
+    done
+    [ -z "$(find "$work/big_kill" -name '*.tmp*')" ] ||
+        fail "a killed batch left temporary files: $(ls "$work/big_kill" | grep tmp | head -3)"
+    echo "killed after $(ls "$work/big_kill" | wc -l) of 300 files"
+fi
 echo "batch mode OK"

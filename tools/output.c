@@ -2,7 +2,10 @@
  * all, and what happens on Ctrl-C. The tool's one piece of shared state lives here, behind one
  * lock: the message prefix, the progress line's length, and the temporary files being written. */
 #define _XOPEN_SOURCE 700 /* realpath: POSIX, but an XSI function to glibc's headers */
+#define _GNU_SOURCE       /* O_TMPFILE (Linux), where the system has it */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -188,25 +191,95 @@ static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), v
     return rc;
 }
 
-/* Writes `path` (a regular file or none; `given` names it in messages) whole or not at all. */
+/* A file with no name yet in the folder of `path`, for writing, or -1 where there is none to be
+ * had: O_TMPFILE is Linux's (3.11 on, on most file systems), and naming the file later goes
+ * through /proc/self/fd, which a chroot may lack. A process killed while writing it (SIGKILL,
+ * the OOM killer), which no handler sees, then leaves nothing behind. */
+static int open_unnamed(const char *path)
+{
+#ifdef O_TMPFILE
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    const int fd = open(dirname(copy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    free(copy);
+    char proc[32], seen[2];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (fd >= 0 && readlink(proc, seen, sizeof seen) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+static atomic_uint named; /* makes each temporary name of this process distinct */
+
+/* Gives the unnamed file fd the name `path`: a new file appears whole; one that exists is
+ * replaced by a rename from a temporary name (tracked, so that a second Ctrl-C removes it). */
+static int name_unnamed(int fd, const char *path)
+{
+    char proc[32];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    const size_t n = strlen(path) + 48;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = -1;
+    for (int tries = 0; rc != 0 && tries < 100; ++tries) {
+        snprintf(tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&named, 1));
+        pthread_mutex_lock(&lock);
+        rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+        if (rc == 0) {
+            track(tmp, 1);
+            if ((rc = rename(tmp, path)) != 0) {
+                const int e = errno;
+                unlink(tmp);
+                errno = e;
+            }
+            track(tmp, 0);
+        }
+        pthread_mutex_unlock(&lock);
+        if (rc != 0 && errno != EEXIST)
+            break;
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Writes `path` (a regular file or none; `given` names it in messages) whole or not at all:
+ * into an unnamed file named when whole where the system allows (open_unnamed), else into a
+ * temporary file beside it, renamed when whole. */
 static int write_replacing(const char *path, const char *given, int (*write)(FILE *out, void *arg),
                            void *arg, char *error, size_t error_size)
 {
-    size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(n);
-    if (!tmp) {
-        snprintf(error, error_size, "out of memory");
-        return -1;
+    char *tmp = NULL;
+    int fd = open_unnamed(path), made_errno = 0;
+    if (fd < 0) {
+        size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
+        if (!(tmp = malloc(n))) {
+            snprintf(error, error_size, "out of memory");
+            return -1;
+        }
+        snprintf(tmp, n, "%s.tmp-XXXXXX", path);
+        /* Made and registered under the lock, renamed or removed under it too: an immediate
+         * stop (a second Ctrl-C) takes the lock and then removes whatever is registered. */
+        pthread_mutex_lock(&lock);
+        fd = mkstemp(tmp);
+        made_errno = errno;
+        if (fd >= 0)
+            track(tmp, 1);
+        pthread_mutex_unlock(&lock);
     }
-    snprintf(tmp, n, "%s.tmp-XXXXXX", path);
-    /* Made and registered under the lock, renamed or removed under it too: an immediate stop
-     * (a second Ctrl-C) takes the lock and then removes whatever is registered. */
-    pthread_mutex_lock(&lock);
-    int fd = mkstemp(tmp);
-    const int made_errno = errno;
-    if (fd >= 0)
-        track(tmp, 1);
-    pthread_mutex_unlock(&lock);
     if (fd < 0) {
         if (strcmp(path, given) != 0) /* the folder at fault is the link target's */
             snprintf(error, error_size,
@@ -219,8 +292,8 @@ static int write_replacing(const char *path, const char *given, int (*write)(FIL
         free(tmp);
         return -1;
     }
-    /* mkstemp makes the file private; give it the permissions the file it replaces has (a
-     * private file stays private), else those a plain fopen would. */
+    /* Both are made private; give the file the permissions the file it replaces has (a private
+     * file stays private), else those a plain fopen would. */
     struct stat old;
     if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
         fchmod(fd, old.st_mode & 07777);
@@ -229,10 +302,12 @@ static int write_replacing(const char *path, const char *given, int (*write)(FIL
         umask(mask);
         fchmod(fd, 0666 & ~mask);
     }
-    FILE *f = fdopen(fd, "wb");
+    /* An unnamed file is named before it is closed (its descriptor is how it is found). */
+    const int keep = tmp ? -1 : dup(fd);
+    FILE *f = !tmp && keep < 0 ? NULL : fdopen(fd, "wb");
     int rc = -1;
     if (!f) {
-        snprintf(error, error_size, "cannot open '%s': %s", tmp, strerror(errno));
+        snprintf(error, error_size, "cannot open a file beside '%s': %s", given, strerror(errno));
         close(fd);
     } else {
         errno = 0;
@@ -244,6 +319,15 @@ static int write_replacing(const char *path, const char *given, int (*write)(FIL
                      errno ? strerror(errno) : "write failed");
         else
             rc = 0;
+    }
+    if (!tmp) {
+        if (rc == 0 && name_unnamed(keep, path) != 0) {
+            snprintf(error, error_size, "cannot replace '%s': %s", given, strerror(errno));
+            rc = -1;
+        }
+        if (keep >= 0)
+            close(keep);
+        return rc;
     }
     pthread_mutex_lock(&lock);
     if (rc == 0 && rename(tmp, path) != 0) {
