@@ -5,7 +5,9 @@
  *              cl_context)
  *   pinned N   N workers (4 and 8), the frames in pinned memory of the device (clc_host_alloc
  *              on clc_batch_context): no staging copy, the bus's speed
- *   devices    clc_batch over every device of a list, default workers (4 a GPU, 2 a CPU)
+ *   devices    clc_batch over every device of a list, default workers (4 a GPU, 2 a CPU), the
+ *              frames in ordinary memory, then in pinned memory of the list's first device
+ *              (the others read it as ordinary host memory: name the GPU first)
  * for 3840x2160 RGB8 -> GRAY8 and 640x480 depth (u16, 15% holes) -> dense points, the depth
  * frames once an item (clc_depth_to_points) and once G an item (clc_depth_to_points_many: one
  * upload, one launch and one count read for G frames; default 16, 0 leaves the row out). Every
@@ -267,7 +269,8 @@ static int row(work *w, const char *device, const char *devices, int repeats)
     }
     size_t n = 0;
     const double all = batch_rate(w, devices, 0, repeats, "devices", &n, 0);
-    if (!ok || all <= 0)
+    const double all_pinned = batch_rate(w, devices, 0, repeats, "devices, pinned", NULL, 1);
+    if (!ok || all <= 0 || all_pinned <= 0)
         return -1;
     /* The bytes that cross: a dense cloud reads back its valid points only. */
     double out = (double)w->out_bytes;
@@ -290,7 +293,7 @@ static int row(work *w, const char *device, const char *devices, int repeats)
         printf(" %.1f (%.1f GB/s) |", rate[i], rate[i] * gb);
     for (int i = 0; i < 2; ++i)
         printf(" %.1f (%.1f GB/s) |", pinned[i], pinned[i] * gb);
-    printf(" %.1f (%zu devices) | %.2fx |\n", all, n, best / blocking);
+    printf(" %.1f (%zu devices) | %.1f | %.2fx |\n", all, n, all_pinned, best / blocking);
     return 0;
 }
 
@@ -354,8 +357,9 @@ int main(int argc, char **argv)
            device ? device : "default", devices, (int)repeats);
     printf("| work | blocking, frames/s | batch 1 worker | batch 2 workers | batch 4 workers | "
            "batch 8 workers | 4 workers, frames in pinned memory | 8 workers, pinned | "
-           "devices, default workers | best batch vs blocking |\n");
-    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+           "devices, default workers | devices, pinned in the first's memory | best batch vs "
+           "blocking |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int rc = 0;
     /* gray; depth a frame an item; depth cloud_group frames an item */
     for (int kind = 0; kind < (cloud_group ? 3 : 2) && rc == 0; ++kind) {

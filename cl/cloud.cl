@@ -276,30 +276,37 @@ inline uint count_run(const frame_t *fr, const uint j0, const uint j1, const uin
     return c;
 }
 
-/* The sum of every item's c, for item 0 (0 for the others). */
-inline uint group_sum(__local uint *scratch, const uint lid, const uint l, const uint c)
+/* The sum of c over this item's segment (items [lid - lid % seg, +seg), seg a power of two
+ * dividing the work-group's size), for the segment's first item (0 for the others). Every item
+ * of the work-group calls it (its barriers). */
+inline uint segment_sum(__local uint *scratch, const uint lid, const uint seg, const uint c)
 {
+    const uint sl = lid % seg;
     scratch[lid] = c;
-    for (uint step = l / 2; step > 0; step /= 2) {
+    for (uint step = seg / 2; step > 0; step /= 2) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid < step)
+        if (sl < step)
             scratch[lid] += scratch[lid + step];
     }
-    return lid == 0 ? scratch[0] : 0;
+    return sl == 0 ? scratch[lid] : 0;
 }
 
-/* Pass 1: counts[f * tiles + g] = valid samples in rows [g * tile_rows, +tile_rows) of frame f
- * (work-group g of dimension 0, frame f of dimension 1). */
+/* Pass 1: counts[f * tiles + t] = valid samples in rows [t * tile_rows, +tile_rows) of frame f
+ * (frame f of dimension 1). Work-group g of dimension 0 counts tiles [g * per, +per), l / per
+ * items a tile (per: a power of two dividing l; 1 on the CPU path). A tile is a short read
+ * (6 rows of 640 samples: under 4 loads an item of 128), so a work-group a tile spent more on
+ * starting and on its reduction's barriers than on reading; a few tiles a work-group give each
+ * item several loads in flight and fewer barriers. */
 __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const uint tile_rows,
-                          __local uint *scratch)
+                          const uint tiles, const uint per, __local uint *scratch)
 {
-    const uint g = (uint)get_group_id(0), tiles = (uint)get_num_groups(0);
     const uint f = (uint)get_global_id(1), lid = (uint)get_local_id(0);
     const uint l = (uint)get_local_size(0);
     const frame_t fr = FRAME_OF(f);
-    const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
-    uint c = 0;
     if (l == 1) {
+        const uint g = (uint)get_group_id(0);
+        const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
+        uint c = 0;
         for (uint j = j0; j < j1; ++j) {
             uint k = 0;
 #ifdef DEPTH_U16
@@ -325,12 +332,16 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
                 c += (uint)valid;
             }
         }
-        counts[f * tiles + g] = c;
+        if (g < tiles)
+            counts[f * tiles + g] = c;
         return;
     }
-    const uint total = group_sum(scratch, lid, l, count_run(&fr, j0, j1, lid, l));
-    if (lid == 0)
-        counts[f * tiles + g] = total;
+    const uint seg = l / per, sl = lid % seg;
+    const uint t = (uint)get_group_id(0) * per + lid / seg;
+    const uint j0 = t * tile_rows, j1 = min(j0 + tile_rows, sh);
+    const uint total = segment_sum(scratch, lid, seg, t < tiles ? count_run(&fr, j0, j1, sl, seg) : 0);
+    if (sl == 0 && t < tiles)
+        counts[f * tiles + t] = total;
 }
 
 /* Samples an item takes per round on the work-group path, in PLANES strided planes of l
@@ -599,7 +610,8 @@ __kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *re
     const frame_t fr = FRAME_OF(f);
     const ulong first = (ulong)f * sw * sh;
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
-    const uint mine = group_sum((__local uint *)scratch, lid, l, count_run(&fr, j0, j1, lid, l));
+    const uint mine =
+        segment_sum((__local uint *)scratch, lid, l, count_run(&fr, j0, j1, lid, l));
     if (lid == 0) {
         volatile __global uint *state = sync + 2 + (ulong)f * tiles;
         uint prefix = 0;

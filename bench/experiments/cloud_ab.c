@@ -103,8 +103,15 @@ int main(int argc, char **argv)
             for (; a < 19; a++)
                 CK(clSetKernelArg(K, a, fs[a], fa[a]));
             if (!k) {
+                cl_uint nargs = 0;
+                const cl_uint one = 1;
+                CK(clGetKernelInfo(K, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL));
                 CK(clSetKernelArg(K, a++, sizeof counts, &counts));
                 CK(clSetKernelArg(K, a++, 4, &tile));
+                if (nargs == 24) { /* tiles a frame, tiles a work-group (since 2026-12-05) */
+                    CK(clSetKernelArg(K, a++, 4, &groups));
+                    CK(clSetKernelArg(K, a++, 4, &one));
+                }
                 CK(clSetKernelArg(K, a++, 16, NULL));
             } else if (!organized) {
                 CK(clSetKernelArg(K, a++, sizeof counts, &counts));

@@ -5,8 +5,10 @@
  *   cc -O2 -std=c11 -o cloud_passes cloud_passes.c -lOpenCL -lm
  *   ./cloud_passes FILE.cl PLATFORM-SUBSTRING W H FRAMES LOCAL TILE-ROWS REPEATS GROUPS [one]
  * "one": the one-pass kernel instead of the two passes; OPTS in the environment adds build
- * options to -DDEPTH_U16; BUSY=1 in the environment also prints where the passes fall behind a
- * busy 256 MiB copy (times relative to its end). */
+ * options to -DDEPTH_U16; PER=N (a power of two dividing LOCAL) gives the count's work-groups N
+ * tiles each, where the count takes that argument (cl/cloud.cl since 2026-12-05); BUSY=1 in the
+ * environment also prints where the passes fall behind a busy 256 MiB copy (times relative to its
+ * end). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -121,6 +123,11 @@ int main(int argc, char **argv)
     CK(err);
     cl_mem tbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, frames * 4, NULL, &err);
     CK(err);
+    cl_uint count_args = 0, per = getenv("PER") ? (cl_uint)atoi(getenv("PER")) : 1;
+    CK(clGetKernelInfo(kc, CL_KERNEL_NUM_ARGS, sizeof count_args, &count_args, NULL));
+    const int count_per = count_args == 24; /* tiles and per after tile_rows */
+    if (!count_per)
+        per = 1;
     cl_kernel ks[2] = {kc, kd};
     for (int w = 0; w < 2; ++w) {
         cl_kernel k = ks[w];
@@ -133,9 +140,14 @@ int main(int argc, char **argv)
             CK(clSetKernelArg(k, a++, sizeof pbuf, &pbuf));
         }
         CK(clSetKernelArg(k, a++, 4, &tile));
+        if (w == 0 && count_per) {
+            CK(clSetKernelArg(k, a++, 4, &groups));
+            CK(clSetKernelArg(k, a++, 4, &per));
+        }
         CK(clSetKernelArg(k, a++, local * 16, NULL));
     }
     size_t global[2] = {groups * local, frames}, loc[2] = {local, 1};
+    size_t cglobal[2] = {(groups + per - 1) / per * local, frames};
     if (argc > 10) { /* one pass */
         cl_kernel k1 = clCreateKernel(prog, "cloud_onepass", &err);
         CK(err);
@@ -163,7 +175,7 @@ int main(int argc, char **argv)
     double *tc = malloc(reps * 8), *td = malloc(reps * 8), *ts = malloc(reps * 8);
     for (int r = -2; r < reps; ++r) {
         cl_event e1, e2;
-        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, onepass ? global : cglobal, loc, 0, NULL, &e1));
         if (onepass) {
             e2 = e1;
             clRetainEvent(e1);
@@ -188,7 +200,8 @@ int main(int argc, char **argv)
             cl_event ec, e1, e2;
             cl_ulong ce, s1, x1, s2, x2;
             CK(clEnqueueCopyBuffer(q, b0, b1, 0, 0, bb, 0, NULL, &ec));
-            CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+            CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, onepass ? global : cglobal, loc, 0, NULL,
+                                      &e1));
             if (onepass) {
                 e2 = e1;
                 clRetainEvent(e1);
@@ -213,7 +226,7 @@ int main(int argc, char **argv)
     cl_event first = 0, last = 0;
     for (int r = 0; r < 50; ++r) {
         cl_event e1, e2;
-        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, global, loc, 0, NULL, &e1));
+        CK(clEnqueueNDRangeKernel(q, kc, 2, NULL, onepass ? global : cglobal, loc, 0, NULL, &e1));
         if (onepass) {
             e2 = e1;
             clRetainEvent(e1);
@@ -258,12 +271,12 @@ int main(int argc, char **argv)
         total += at;
     }
     double bytes = 2.0 * px + 12.0 * total;
-    printf(
-        "%s [%s] %ux%u x%u local %zu tile %u groups %u: count %.4f dense %.4f span %.4f ms (%.0f "
-        "GB/s, %.0f frames/s); back-to-back %.4f ms (%.0f GB/s, %.0f frames/s); wrong points "
-        "%zu, wrong totals %zu\n",
-        file, opts, sw, sh, frames, local, tile, groups, tc[reps / 2], td[reps / 2], ts[reps / 2],
-        bytes / ts[reps / 2] * 1e-6, frames / ts[reps / 2] * 1e3, b2b, bytes / b2b * 1e-6,
-        frames / b2b * 1e3, bad, badcount);
+    printf("%s [%s] %ux%u x%u local %zu tile %u groups %u per %u: count %.4f dense %.4f span %.4f "
+           "ms (%.0f "
+           "GB/s, %.0f frames/s); back-to-back %.4f ms (%.0f GB/s, %.0f frames/s); wrong points "
+           "%zu, wrong totals %zu\n",
+           file, opts, sw, sh, frames, local, tile, groups, per, tc[reps / 2], td[reps / 2],
+           ts[reps / 2], bytes / ts[reps / 2] * 1e-6, frames / ts[reps / 2] * 1e3, b2b,
+           bytes / b2b * 1e-6, frames / b2b * 1e3, bad, badcount);
     return bad || badcount;
 }

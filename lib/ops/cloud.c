@@ -252,7 +252,10 @@ enum {
     MAX_LOCAL = 128,
     GROUPS_A_UNIT = 40,
     TILE_ROUNDS = 2,
-    CLOUD_PLANES = 6 /* PLANES */
+    CLOUD_PLANES = 6, /* PLANES */
+    COUNT_TILES = 4,
+    COUNT_ITEMS = 32,
+    COUNT_GROUPS_A_UNIT = 8
 };
 
 typedef struct cloud_shape {
@@ -261,6 +264,7 @@ typedef struct cloud_shape {
     size_t local;       /* items a work-group in the dense passes */
     cl_uint tile_rows;  /* sampled rows a dense tile */
     cl_uint groups;     /* dense tiles a frame */
+    cl_uint count_per;  /* tiles a work-group of the count pass */
     cl_uint cols, rows; /* organized: samples an item in x and y */
     size_t organized_global[3], organized_local[3];
     int onepass; /* dense in one launch (cloud_onepass) */
@@ -282,6 +286,7 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
         s->organized_local[0] = s->organized_local[1] = 1;
         s->organized_global[0] = 1;
         s->organized_global[1] = s->groups;
+        s->count_per = 1;
     } else {
         size_t local = 0;
         clc_status st = clc__local_size(ctx, any->kernel, MAX_LOCAL, &local);
@@ -299,6 +304,13 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
             rows = (sh + MAX_TILES - 1) / MAX_TILES;
         s->tile_rows = (cl_uint)(rows < sh ? rows : sh);
         s->groups = (sh + s->tile_rows - 1) / s->tile_rows;
+        /* The count's work-groups take up to COUNT_TILES tiles, at least COUNT_ITEMS items a
+         * tile, while all frames still give COUNT_GROUPS_A_UNIT work-groups a unit. */
+        const size_t units = ctx->info.compute_units ? ctx->info.compute_units : 1;
+        s->count_per = 1;
+        while (s->count_per * 2 <= COUNT_TILES && s->local / (s->count_per * 2) >= COUNT_ITEMS &&
+               s->groups * frames / (s->count_per * 2) >= units * COUNT_GROUPS_A_UNIT)
+            s->count_per *= 2;
         s->cols = s->rows = 1;
         s->organized_local[0] = s->local;
         s->organized_local[1] = 1;
@@ -440,10 +452,13 @@ static clc_status enqueue_count(clc_context *ctx, const char *options, const fra
     if (st == CLC_SUCCESS) {
         const clc_arg extra[] = {CLC_ARG(scratch->counts),
                                  CLC_ARG(shape->tile_rows),
+                                 CLC_ARG(shape->groups),
+                                 CLC_ARG(shape->count_per),
                                  {shape->local * sizeof(cl_uint), NULL}};
-        const size_t global[2] = {shape->groups * shape->local, shape->frames};
+        const size_t per = shape->count_per;
+        const size_t global[2] = {(shape->groups + per - 1) / per * shape->local, shape->frames};
         const size_t local[2] = {shape->local, 1};
-        st = run(ctx, shape->queue, &count, frame, extra, 3, 2, global, local, num_events,
+        st = run(ctx, shape->queue, &count, frame, extra, 5, 2, global, local, num_events,
                  wait_list, NULL);
     }
     clc__kernel_give(ctx, &count.kernel);
