@@ -300,6 +300,29 @@ static void truncation_edge_is_invalid_and_scale_applies(void **state)
     assert_true(same_float(out[1], (0.0f - 239.5f) * 2.0f / 523.5f));
 }
 
+/* The truncation edge (raw 2999, 3000, 3001 at a 3 m truncation), 0 and 65535 in every lane of
+ * the count's loads: rows of 64 samples (every run of a tile on a 16-byte boundary: the GPU count
+ * reads a uint4 of 8 samples) and of 37 (runs at any 2-byte offset: vload8), with the pattern
+ * shifted by a row so that each value meets each lane. */
+static void truncation_edge_in_every_lane(void **state)
+{
+    clc_context *ctx = *state;
+    static const uint16_t values[] = {0, 1, 2999, 3000, 3001, 65535, 3000, 2999, 1500};
+    const size_t nv = sizeof values / sizeof values[0];
+    const size_t widths[] = {64, 37};
+    for (size_t w = 0; w < 2; ++w) {
+        frame fr = frame_new(CLC_PIXEL_DEPTH_U16, widths[w], 96, 0);
+        uint16_t *d = (uint16_t *)(void *)fr.depth_data;
+        for (size_t v = 0; v < 96; ++v)
+            for (size_t u = 0; u < widths[w]; ++u)
+                d[v * widths[w] + u] = values[(u + v) % nv];
+        clc_cloud_options o = {0};
+        o.depth_trunc = 3.0;
+        check(ctx, &fr, &o, (int)w);
+        frame_free(&fr);
+    }
+}
+
 static void too_small_capacity_writes_nothing_and_reports_the_count(void **state)
 {
     clc_context *ctx = *state;
@@ -739,6 +762,7 @@ int main(void)
         FIXTURE_TEST(columns_past_float_precision_round_once),
         FIXTURE_TEST(all_invalid_and_all_valid_images),
         FIXTURE_TEST(truncation_edge_is_invalid_and_scale_applies),
+        FIXTURE_TEST(truncation_edge_in_every_lane),
         FIXTURE_TEST(too_small_capacity_writes_nothing_and_reports_the_count),
         FIXTURE_TEST(device_buffers_match_reference),
         FIXTURE_TEST(many_frames_equal_single_calls),
