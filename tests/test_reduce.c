@@ -216,8 +216,18 @@ static void nan_infinity_and_negative_zero_follow_numpy(void **state)
     assert_int_equal(clc_reduce(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_F32, inf, 4, &r), 0);
     assert_int_equal(r.index, 1);
     const float nz[2] = {-0.0f, -0.0f};
+    /* numpy's sums start from 0.0 (np.sum([-0.0, -0.0]) is 0.0); the minimum keeps the sign. */
     assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, nz, 2, &r), 0);
+    assert_true(r.f == 0.0 && !signbit(r.f));
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MEAN, CLC_DTYPE_F32, nz, 2, &r), 0);
+    assert_true(r.f == 0.0 && !signbit(r.f));
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F32, nz, 2, &r), 0);
     assert_true(r.f == 0.0 && signbit(r.f));
+    if (has_fp64(ctx)) {
+        const double nzd[3] = {-0.0, -0.0, -0.0};
+        assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F64, nzd, 3, &r), 0);
+        assert_true(r.f == 0.0 && !signbit(r.f));
+    }
     const float mixed[2] = {0.0f, -0.0f};
     assert_int_equal(clc_reduce(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F32, mixed, 2, &r), 0);
     assert_int_equal(r.index, 0); /* equal values: the first */

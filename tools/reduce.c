@@ -1,6 +1,7 @@
 /* clcompute reduce FILE --op OP: a .npy (or raw) array reduced on the device; the result alone on
  * stdout, as numpy computes and prints it, so scripts can read it. */
 #include <errno.h>
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,8 +38,9 @@ static void usage(FILE *out)
             "rest); min and max of bool as True or False; argmin and argmax as the index\n"
             "into the array flattened in C order, as numpy's; nan for NaN. Float sums are\n"
             "compensated: at least as accurate as numpy's pairwise sum, so the last digit may\n"
-            "differ from numpy's (towards the exact sum). An empty array sums to 0 and has a\n"
-            "NaN mean, as in numpy; its min, max, argmin and argmax are errors.\n");
+            "differ from numpy's (towards the exact sum). An empty array sums to 0 (0.0 for\n"
+            "floats) and has a NaN mean, as in numpy; its min, max, argmin and argmax are\n"
+            "errors.\n");
 }
 
 /* --type: the tool's short names and numpy's. */
@@ -132,11 +134,33 @@ static int reads_back(const char *text, double x, clc_dtype type)
     return (type == CLC_DTYPE_F16 ? nearest_half(d) : d) == x;
 }
 
+/* x with `digits` significant digits in %e form, rounded to nearest, or where that does not
+ * read back as x, the other way: at a power of two the gap to the value below is half the gap
+ * above, so the nearest decimal can fall outside x's interval while the one on the other side
+ * lies inside (float16 2^-6 is 0.01563, not 0.015625, to numpy). glibc's printf rounds in the
+ * current rounding mode. 1 where the text reads back. */
+static int digits_of(double x, clc_dtype type, int digits, char *text, size_t size)
+{
+    snprintf(text, size, "%.*e", digits - 1, x);
+    if (reads_back(text, x, type))
+        return 1;
+    const int mode = fegetround();
+    int ok = 0;
+    for (int i = 0; i < 2 && !ok; ++i) {
+        fesetround(i ? FE_DOWNWARD : FE_UPWARD);
+        snprintf(text, size, "%.*e", digits - 1, x);
+        fesetround(mode); /* strtod and nearbyint in reads_back round in the current mode */
+        ok = reads_back(text, x, type);
+    }
+    if (!ok)
+        snprintf(text, size, "%.*e", digits - 1, x);
+    return ok;
+}
+
 /* x (finite or infinite, not NaN) as numpy prints a scalar of the result's type: the fewest
  * significant digits that read back as the same value of that type; positional from 1e-4 up to
  * 1e3 (float16), 1e6 (float32) or 1e16 (float64), with ".0" where no fraction is left, else
- * scientific ("1e+16", "9.999999e+06"). The %e and %f conversions are correctly rounded (glibc),
- * so both give the same digits. */
+ * scientific ("1e+16", "9.999999e+06"). The positional form is built from the same digits. */
 static void print_float(double x, clc_dtype type)
 {
     if (isinf(x)) {
@@ -144,20 +168,40 @@ static void print_float(double x, clc_dtype type)
         return;
     }
     char text[64];
-    int digits = 1;
-    for (;; ++digits) {
-        snprintf(text, sizeof text, "%.*e", digits - 1, x);
-        if (digits == 17 || reads_back(text, x, type))
-            break;
-    }
-    const int exponent = atoi(strchr(text, 'e') + 1);
+    int n = 1;
+    while (n < 17 && !digits_of(x, type, n, text, sizeof text))
+        ++n;
+    if (n == 17)
+        digits_of(x, type, n, text, sizeof text);
     const double cut = type == CLC_DTYPE_F16 ? 1e3 : type == CLC_DTYPE_F32 ? 1e6 : 1e16;
     if (x != 0.0 && (fabs(x) < 1e-4 || fabs(x) >= cut)) {
         printf("%s\n", text);
         return;
     }
-    const int decimals = digits - 1 - exponent > 0 ? digits - 1 - exponent : 0;
-    printf("%.*f%s\n", decimals, x, decimals ? "" : ".0");
+    /* "-d.ddde+XX": the sign, the n digits and the exponent, laid out positionally. */
+    const char *p = text;
+    const int negative = *p == '-';
+    p += negative;
+    char digit[20];
+    int k = 0;
+    for (; *p && *p != 'e'; ++p)
+        if (*p != '.')
+            digit[k++] = *p;
+    const int exponent = atoi(p + 1);
+    fputs(negative ? "-" : "", stdout);
+    if (exponent < 0) {
+        fputs("0.", stdout);
+        for (int i = 1; i < -exponent; ++i)
+            putchar('0');
+        printf("%.*s\n", k, digit);
+        return;
+    }
+    for (int i = 0; i <= exponent; ++i)
+        putchar(i < k ? digit[i] : '0');
+    if (k > exponent + 1)
+        printf(".%.*s\n", k - exponent - 1, digit + exponent + 1);
+    else
+        printf(".0\n");
 }
 
 static void print_result(clc_reduce_op op, clc_dtype type, const clc_reduce_result *r)

@@ -258,8 +258,10 @@ clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes
     if (d->kind == 1) {
         float v[2];
         memcpy(v, b, sizeof v);
-        /* A sum carries its Kahan compensation: the value is s - c. */
-        double f = sum ? (double)v[0] - (double)v[1] : (double)v[0];
+        /* A sum carries its Kahan compensation: the value is s - c; + 0.0 as numpy's sums start
+         * from 0.0, so that negative zeros alone sum to 0.0, not -0.0 (every other value is
+         * unchanged). */
+        double f = sum ? ((double)v[0] - (double)v[1]) + 0.0 : (double)v[0];
         if (mean)
             f /= (double)count;
         /* Through float for half too: numpy sums and divides float16 in float32. */
@@ -269,7 +271,7 @@ clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes
     } else if (d->kind == 2) {
         double v[2];
         memcpy(v, b, sum ? 16 : 8);
-        double f = sum ? v[0] - v[1] : v[0];
+        double f = sum ? (v[0] - v[1]) + 0.0 : v[0]; /* + 0.0: as above */
         result->f = mean ? f / (double)count : f;
     } else if (sum) {
         /* 64 bits (the low word of a 128-bit sum for 64-bit elements), wrapping as numpy's. */

@@ -138,7 +138,7 @@ void clc__ref_reduce(clc_reduce_op op, clc_dtype type, const void *data, size_t 
     const unsigned char *bytes = data;
     const size_t size = clc_dtype_size(type);
     if (op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN) {
-        long double s = is_float(type) ? -0.0L : 0.0L, a = 0.0L;
+        long double s = 0.0L, a = 0.0L; /* from 0.0, as numpy's: sum([-0.0]) is 0.0 */
         uint64_t wrapped = 0; /* integer sums wrap at 64 bits, as numpy's int64 and uint64 */
         for (size_t i = 0; i < count; ++i) {
             const unsigned char *p = bytes + i * size;
