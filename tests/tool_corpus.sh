@@ -108,6 +108,23 @@ no_space "cloud batch onto a full disk"
 check "gray onto a full disk" "$out/g.png" full_disk "$tool" gray "$data/photo420.jpg" \
     "$out/g.png"
 no_space "gray onto a full disk"
+# Links through /proc refused (a sandbox; the same preload, CLC_NOLINK): the unnamed output cannot
+# be named, so it is written again as a temporary file renamed over the target: the same bytes,
+# exit 0, nothing else left in the folder, a file replaced as well as made.
+rm -rf "$work/nolink" && mkdir -p "$work/nolink"
+"$tool" gray "$data/photo420.jpg" "$work/g_ref.png" >/dev/null 2>&1
+for round in new replaced; do
+    runs=$((runs + 1))
+    CLC_NOLINK=1 LD_PRELOAD="$enospc${LD_PRELOAD:+ $LD_PRELOAD}" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+        "$tool" gray "$data/photo420.jpg" "$work/nolink/g.png" > /dev/null 2> "$work/stderr"
+    rc=$?
+    if [ "$rc" -ne 0 ] || ! cmp -s "$work/nolink/g.png" "$work/g_ref.png" ||
+        [ "$(ls -A "$work/nolink")" != g.png ]; then
+        echo "FAIL links refused ($round): exit $rc, $(ls -A "$work/nolink"), $(head -c 300 "$work/stderr")"
+        failures=$((failures + 1))
+    fi
+done
 # Absurd parameters.
 check "cloud with fx 0" "$out/c.ply" "$tool" cloud "$data/depth16.png" "$out/c.ply" \
     --fx 0 --fy 500 --cx 10 --cy 10

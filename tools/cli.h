@@ -89,11 +89,14 @@ void cli_json_string(FILE *out, const char *s);
 
 /* ---- whole files and interruption (output.c) ---------------------------------------------- */
 
-/* Writes a file through write(), atomically: a temporary file beside path, renamed over it only
- * when everything was written. A path that is a symbolic link is written through: the file it
+/* Writes a file through write(), atomically: a file with no name in path's folder (Linux's
+ * O_TMPFILE) given path's name only when everything was written, or elsewhere a temporary file
+ * beside path renamed over it. A path that is a symbolic link is written through: the file it
  * leads to is replaced so, and the link stays; a link that leads to no file, and an existing
  * path that is not a regular file, are refused. On failure nothing is left behind and error says
- * why. While it runs, the temporary file is known to the interrupt handling below. */
+ * why. While it runs, a named temporary file is known to the interrupt handling below. write()
+ * may be called twice (where the unnamed file could not be named, the output is written again
+ * the other way), so it must depend on arg alone. */
 int cli_write_atomic(const char *path, int (*write)(FILE *out, void *arg), void *arg, char *error,
                      size_t error_size);
 

@@ -191,6 +191,51 @@ static int write_atomic(const char *given, int (*write)(FILE *out, void *arg), v
     return rc;
 }
 
+/* The process's umask, read once: reading it means setting it, and a umask(0) while other
+ * threads create files would make theirs world-writable. */
+static pthread_once_t mask_once = PTHREAD_ONCE_INIT;
+static mode_t creation_mask;
+
+static void read_mask(void)
+{
+    creation_mask = umask(0);
+    umask(creation_mask);
+}
+
+/* Gives a new file (fd) the permissions the file it replaces has (a private file stays private),
+ * else those a plain fopen would; both kinds of new file start private. */
+static void set_mode(int fd, const char *path)
+{
+    struct stat old;
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
+        fchmod(fd, old.st_mode & 07777);
+    } else {
+        pthread_once(&mask_once, read_mask);
+        fchmod(fd, 0666 & ~creation_mask);
+    }
+}
+
+/* Writes through a stream on fd and closes it; 0, or -1 with the reason in error. */
+static int fill(int fd, const char *given, int (*write)(FILE *out, void *arg), void *arg,
+                char *error, size_t error_size)
+{
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        snprintf(error, error_size, "cannot open a file beside '%s': %s", given, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    errno = 0;
+    const int wrote = write(f, arg) == 0;
+    const int flushed = fflush(f) == 0 && !ferror(f);
+    const int closed = fclose(f) == 0;
+    if (wrote && flushed && closed)
+        return 0;
+    snprintf(error, error_size, "cannot write '%s': %s", given,
+             errno ? strerror(errno) : "write failed");
+    return -1;
+}
+
 /* A file with no name yet in the folder of `path`, for writing, or -1 where there is none to be
  * had: O_TMPFILE is Linux's (3.11 on, on most file systems), and naming the file later goes
  * through /proc/self/fd, which a chroot may lack. A process killed while writing it (SIGKILL,
@@ -216,10 +261,14 @@ static int open_unnamed(const char *path)
 #endif
 }
 
-static atomic_uint named; /* makes each temporary name of this process distinct */
+enum { NAMING_REFUSED = 1 };
+static atomic_uint named;         /* makes each temporary name of this process distinct */
+static atomic_int naming_refused; /* a link through /proc failed: named files from then on */
 
 /* Gives the unnamed file fd the name `path`: a new file appears whole; one that exists is
- * replaced by a rename from a temporary name (tracked, so that a second Ctrl-C removes it). */
+ * replaced by a rename from a temporary name (tracked, so that a second Ctrl-C removes it).
+ * 0; -1 with errno where the rename failed; NAMING_REFUSED where no link could be made (a
+ * sandbox may refuse links through /proc, or the folder links: the caller writes again). */
 static int name_unnamed(int fd, const char *path)
 {
     char proc[32];
@@ -227,19 +276,18 @@ static int name_unnamed(int fd, const char *path)
     if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
         return 0;
     if (errno != EEXIST)
-        return -1;
+        return NAMING_REFUSED;
     const size_t n = strlen(path) + 48;
     char *tmp = malloc(n);
     if (!tmp) {
         errno = ENOMEM;
         return -1;
     }
-    int rc = -1;
-    for (int tries = 0; rc != 0 && tries < 100; ++tries) {
+    int rc = NAMING_REFUSED;
+    for (int tries = 0; rc == NAMING_REFUSED && tries < 100; ++tries) {
         snprintf(tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&named, 1));
         pthread_mutex_lock(&lock);
-        rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
-        if (rc == 0) {
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
             track(tmp, 1);
             if ((rc = rename(tmp, path)) != 0) {
                 const int e = errno;
@@ -247,88 +295,68 @@ static int name_unnamed(int fd, const char *path)
                 errno = e;
             }
             track(tmp, 0);
+        } else if (errno != EEXIST) {
+            tries = 100;
         }
         pthread_mutex_unlock(&lock);
-        if (rc != 0 && errno != EEXIST)
-            break;
     }
     free(tmp);
     return rc;
 }
 
-/* Writes `path` (a regular file or none; `given` names it in messages) whole or not at all:
- * into an unnamed file named when whole where the system allows (open_unnamed), else into a
- * temporary file beside it, renamed when whole. */
-static int write_replacing(const char *path, const char *given, int (*write)(FILE *out, void *arg),
-                           void *arg, char *error, size_t error_size)
+/* write_replacing into an unnamed file (open_unnamed's fd), named when whole; NAMING_REFUSED
+ * where it could not be named (nothing written, nothing said). */
+static int write_unnamed(int fd, const char *path, const char *given,
+                         int (*write)(FILE *out, void *arg), void *arg, char *error,
+                         size_t error_size)
 {
-    char *tmp = NULL;
-    int fd = open_unnamed(path), made_errno = 0;
-    if (fd < 0) {
-        size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
-        if (!(tmp = malloc(n))) {
-            snprintf(error, error_size, "out of memory");
-            return -1;
-        }
-        snprintf(tmp, n, "%s.tmp-XXXXXX", path);
-        /* Made and registered under the lock, renamed or removed under it too: an immediate
-         * stop (a second Ctrl-C) takes the lock and then removes whatever is registered. */
-        pthread_mutex_lock(&lock);
-        fd = mkstemp(tmp);
-        made_errno = errno;
-        if (fd >= 0)
-            track(tmp, 1);
-        pthread_mutex_unlock(&lock);
+    set_mode(fd, path);
+    /* Named through its descriptor, so one is kept past the stream's close. */
+    const int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (keep < 0) {
+        snprintf(error, error_size, "cannot open a file beside '%s': %s", given, strerror(errno));
+        close(fd);
+        return -1;
     }
+    int rc = fill(fd, given, write, arg, error, error_size);
+    if (rc == 0 && (rc = name_unnamed(keep, path)) < 0)
+        snprintf(error, error_size, "cannot replace '%s': %s", given, strerror(errno));
+    close(keep);
+    return rc;
+}
+
+/* write_replacing into a temporary file beside path, renamed over it when whole. */
+static int write_named(const char *path, const char *given, int (*write)(FILE *out, void *arg),
+                       void *arg, char *error, size_t error_size)
+{
+    size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
+    char *tmp = malloc(n);
+    if (!tmp) {
+        snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp-XXXXXX", path);
+    /* Made and registered under the lock, renamed or removed under it too: an immediate stop (a
+     * second Ctrl-C) takes the lock and then removes whatever is registered. */
+    pthread_mutex_lock(&lock);
+    const int fd = mkstemp(tmp);
+    const int made_errno = errno;
+    if (fd >= 0)
+        track(tmp, 1);
+    pthread_mutex_unlock(&lock);
     if (fd < 0) {
         if (strcmp(path, given) != 0) /* the folder at fault is the link target's */
             snprintf(error, error_size,
-                     "cannot create a file beside '%s', where the link '%s' "
-                     "leads: %s",
-                     path, given, strerror(made_errno));
+                     "cannot create a file beside '%s', where the link '%s' leads: %s", path, given,
+                     strerror(made_errno));
         else
             snprintf(error, error_size, "cannot create a file beside '%s': %s", given,
                      strerror(made_errno));
         free(tmp);
         return -1;
     }
-    /* Both are made private; give the file the permissions the file it replaces has (a private
-     * file stays private), else those a plain fopen would. */
-    struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
-        fchmod(fd, old.st_mode & 07777);
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
-    }
-    /* An unnamed file is named before it is closed (its descriptor is how it is found). */
-    const int keep = tmp ? -1 : dup(fd);
-    FILE *f = !tmp && keep < 0 ? NULL : fdopen(fd, "wb");
-    int rc = -1;
-    if (!f) {
-        snprintf(error, error_size, "cannot open a file beside '%s': %s", given, strerror(errno));
-        close(fd);
-    } else {
-        errno = 0;
-        int wrote = write(f, arg) == 0;
-        int flushed = fflush(f) == 0 && !ferror(f);
-        int closed = fclose(f) == 0;
-        if (!wrote || !flushed || !closed)
-            snprintf(error, error_size, "cannot write '%s': %s", given,
-                     errno ? strerror(errno) : "write failed");
-        else
-            rc = 0;
-    }
-    if (!tmp) {
-        if (rc == 0 && name_unnamed(keep, path) != 0) {
-            snprintf(error, error_size, "cannot replace '%s': %s", given, strerror(errno));
-            rc = -1;
-        }
-        if (keep >= 0)
-            close(keep);
-        return rc;
-    }
+    set_mode(fd, path);
+    int rc = fill(fd, given, write, arg, error, error_size);
     pthread_mutex_lock(&lock);
     if (rc == 0 && rename(tmp, path) != 0) {
         snprintf(error, error_size, "cannot replace '%s': %s", given, strerror(errno));
@@ -340,6 +368,24 @@ static int write_replacing(const char *path, const char *given, int (*write)(FIL
     pthread_mutex_unlock(&lock);
     free(tmp);
     return rc;
+}
+
+/* Writes `path` (a regular file or none; `given` names it in messages) whole or not at all:
+ * into an unnamed file named when whole where the system allows, else into a temporary file
+ * beside it, renamed when whole. */
+static int write_replacing(const char *path, const char *given, int (*write)(FILE *out, void *arg),
+                           void *arg, char *error, size_t error_size)
+{
+    if (!atomic_load(&naming_refused)) {
+        const int fd = open_unnamed(path);
+        if (fd >= 0) {
+            const int rc = write_unnamed(fd, path, given, write, arg, error, error_size);
+            if (rc != NAMING_REFUSED)
+                return rc;
+            atomic_store(&naming_refused, 1); /* and this output is written again, named */
+        }
+    }
+    return write_named(path, given, write, arg, error, error_size);
 }
 
 /* ---- interruption ---- */

@@ -304,11 +304,13 @@ static clc_status shape_for(clc_context *ctx, const cloud_plan *plan, cloud_kern
             rows = (sh + MAX_TILES - 1) / MAX_TILES;
         s->tile_rows = (cl_uint)(rows < sh ? rows : sh);
         s->groups = (sh + s->tile_rows - 1) / s->tile_rows;
-        /* The count's work-groups take up to COUNT_TILES tiles, at least COUNT_ITEMS items a
-         * tile, while all frames still give COUNT_GROUPS_A_UNIT work-groups a unit. */
+        /* The count's work-groups take up to COUNT_TILES tiles (of one frame: no more than it
+         * has), at least COUNT_ITEMS items a tile, while all frames still give
+         * COUNT_GROUPS_A_UNIT work-groups a unit. */
         const size_t units = ctx->info.compute_units ? ctx->info.compute_units : 1;
         s->count_per = 1;
-        while (s->count_per * 2 <= COUNT_TILES && s->local / (s->count_per * 2) >= COUNT_ITEMS &&
+        while (s->count_per * 2 <= COUNT_TILES && s->count_per * 2 <= s->groups &&
+               s->local / (s->count_per * 2) >= COUNT_ITEMS &&
                s->groups * frames / (s->count_per * 2) >= units * COUNT_GROUPS_A_UNIT)
             s->count_per *= 2;
         s->cols = s->rows = 1;
