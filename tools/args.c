@@ -45,11 +45,21 @@ int cli_next(cli_args *a)
     return CLI_OPTION;
 }
 
+/* The long name of an option as typed: a short alias is the same option, to cli_is and to the
+ * "given twice" check alike. */
+static const char *long_name(const char *name)
+{
+    static const char *const aliases[][2] = {
+        {"-h", "--help"}, {"-o", "--output"}, {"-q", "--quiet"}, {"-r", "--recursive"}};
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+        if (strcmp(name, aliases[i][0]) == 0)
+            return aliases[i][1];
+    return name;
+}
+
 int cli_is(const cli_args *a, const char *name)
 {
-    if (strcmp(name, "--help") == 0 && strcmp(a->name, "-h") == 0)
-        return 1;
-    return strcmp(a->name, name) == 0;
+    return strcmp(long_name(a->name), name) == 0;
 }
 
 /* Whether text can be an option's value though it starts with '-': a negative number (-inf
@@ -76,17 +86,6 @@ static const char *earlier(cli_args *a, const char *name, const char *value)
         a->taken[a->taken_count++].value = value;
     }
     return NULL;
-}
-
-/* The long name of the option as typed: a short alias is the same option. */
-static const char *long_name(const char *name)
-{
-    static const char *const aliases[][2] = {
-        {"-o", "--output"}, {"-q", "--quiet"}, {"-r", "--recursive"}};
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
-        if (strcmp(name, aliases[i][0]) == 0)
-            return aliases[i][1];
-    return name;
 }
 
 /* The value, or NULL after a message where the option already had one: a second --output

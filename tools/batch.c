@@ -81,12 +81,12 @@ int cli_batch_arg(cli_batch *b, cli_args *a, int kind, void (*usage)(FILE *out))
         usage(stdout);
         return CLI_ARG_HELP;
     }
-    if (cli_is(a, "-o") || cli_is(a, "--output")) {
+    if (cli_is(a, "--output")) {
         return (b->outdir = cli_value(a)) ? 1 : -1;
-    } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
+    } else if (cli_is(a, "--quiet")) {
         b->quiet = 1;
         return cli_flag(a) ? -1 : 1;
-    } else if (cli_is(a, "--recursive") || cli_is(a, "-r")) {
+    } else if (cli_is(a, "--recursive")) {
         b->recursive = 1;
         return cli_flag(a) ? -1 : 1;
     } else if (cli_is(a, "--overwrite")) {

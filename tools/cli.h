@@ -49,7 +49,8 @@ enum { CLI_END = 0, CLI_OPTION = 1, CLI_POSITIONAL = 2 };
 void cli_args_init(cli_args *a, int argc, char **argv);
 /* Steps to the next argument: CLI_OPTION (a->name), CLI_POSITIONAL (a->arg) or CLI_END. */
 int cli_next(cli_args *a);
-/* Whether the current option is `name`; "-h" and "--help" both answer to "--help". */
+/* Whether the current option is `name`, a long name: the short aliases -h, -o, -q and -r
+ * answer to --help, --output, --quiet and --recursive. */
 int cli_is(const cli_args *a, const char *name);
 /* The current option's value: inline, or the next argument (which may start with '-' only as a
  * number does). NULL after "option --name needs a value", or after "option --name given twice"

@@ -168,11 +168,9 @@ static void print_float(double x, clc_dtype type)
         return;
     }
     char text[64];
-    int n = 1;
-    while (n < 17 && !digits_of(x, type, n, text, sizeof text))
+    int n = 1; /* 17 digits always read back */
+    while (!digits_of(x, type, n, text, sizeof text) && n < 17)
         ++n;
-    if (n == 17)
-        digits_of(x, type, n, text, sizeof text);
     const double cut = type == CLC_DTYPE_F16 ? 1e3 : type == CLC_DTYPE_F32 ? 1e6 : 1e16;
     if (x != 0.0 && (fabs(x) < 1e-4 || fabs(x) >= cut)) {
         printf("%s\n", text);

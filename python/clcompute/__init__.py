@@ -407,8 +407,8 @@ def _gray_args(name, img, order):
 def _frames_packed(a):
     """An (N, H, W) array whose frames lie one after another (rows packed at any row stride,
     the next frame where the last one's rows end: a C-contiguous array, a range of its frames or
-    a column crop of it), which the library reads in place a group of frames at a time. Frames further apart
-    (a[::2]) go one by one: a group would carry the frames between them too."""
+    a column crop of it), which the library reads in place a group of frames at a time. Frames
+    further apart (a[::2]) go one by one: a group would carry the frames between them too."""
     n = a.strides
     return a.dtype.isnative and (a.size == 0 or (a.flags.aligned and n[2] == a.itemsize and
                                                  n[1] >= a.shape[2] * n[2] and
