@@ -267,26 +267,7 @@ class Context(_clcompute.Context):
         Pass it (or any view of it) to this context's calls. The memory is freed when the last
         array using it goes (it may outlive the Context object); it is a scarce resource, so
         allocate buffers to reuse. On CPUs it is ordinary memory to the library."""
-        dt = np.dtype(dtype)
-        if dt.hasobject or dt.itemsize == 0:
-            raise TypeError(f"pinned memory holds plain data (numbers, records of them), not {dt}")
-        if not dt.isnative:  # the calls would copy it to native order every time
-            raise TypeError(f"pinned memory in native byte order, not {dt} (use "
-                            f"{dt.newbyteorder('=').str!r})")
-        dims = (shape,) if not np.iterable(shape) else tuple(shape)
-        dims = tuple(_whole("each dimension of shape", d, 0, 2**62) for d in dims)
-        count = math.prod(dims)
-        if count == 0:
-            return np.empty(dims, dt)
-        if count > (2**63 - 1) // dt.itemsize:
-            raise ValueError(f"shape {dims} of {dt} is too large")
-        largest = self.device()["max_alloc_bytes"]
-        if count * dt.itemsize > largest:  # numpy's error for memory it cannot have
-            raise MemoryError(f"empty_pinned: {count * dt.itemsize} bytes for {dims} {dt} is more "
-                              f"than the device's largest buffer ({largest} bytes, "
-                              "CL_DEVICE_MAX_MEM_ALLOC_SIZE)")
-        memory = self._host_alloc(count * dt.itemsize)
-        return np.frombuffer(memory, dt, count).reshape(dims)
+        return _empty_pinned(self._host_alloc, self.device(), shape, dtype)
 
     def gray(self, img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
         """cv2.cvtColor(img, cv2.COLOR_<ORDER>2GRAY), bit for bit: img is (H, W, 3) or (H, W, 4)
@@ -387,6 +368,30 @@ class Context(_clcompute.Context):
     def argmax(self, a):
         """a.argmax(): the flat index of the first maximum (of the first NaN if any)."""
         return self._reduction("argmax", a)
+
+
+def _empty_pinned(host_alloc, device, shape, dtype):
+    """An array of shape and dtype in memory from host_alloc(bytes), whose device (a devices()
+    dict) bounds its size."""
+    dt = np.dtype(dtype)
+    if dt.hasobject or dt.itemsize == 0:
+        raise TypeError(f"pinned memory holds plain data (numbers, records of them), not {dt}")
+    if not dt.isnative:  # the calls would copy it to native order every time
+        raise TypeError(f"pinned memory in native byte order, not {dt} (use "
+                        f"{dt.newbyteorder('=').str!r})")
+    dims = (shape,) if not np.iterable(shape) else tuple(shape)
+    dims = tuple(_whole("each dimension of shape", d, 0, 2**62) for d in dims)
+    count = math.prod(dims)
+    if count == 0:
+        return np.empty(dims, dt)
+    if count > (2**63 - 1) // dt.itemsize:
+        raise ValueError(f"shape {dims} of {dt} is too large")
+    largest = device["max_alloc_bytes"]
+    if count * dt.itemsize > largest:  # numpy's error for memory it cannot have
+        raise MemoryError(f"empty_pinned: {count * dt.itemsize} bytes for {dims} {dt} is more "
+                          f"than the device's largest buffer ({largest} bytes, "
+                          "CL_DEVICE_MAX_MEM_ALLOC_SIZE)")
+    return np.frombuffer(host_alloc(count * dt.itemsize), dt, count).reshape(dims)
 
 
 def _gray_args(name, img, order):
@@ -528,8 +533,20 @@ def gray(img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
     return default_context().gray(img, order, weights, dtype, out)
 
 
-def empty_pinned(shape, dtype=float):
-    return default_context().empty_pinned(shape, dtype)
+def empty_pinned(shape, dtype=float, devices=None):
+    """An uninitialised numpy array in pinned host memory (cupyx.empty_pinned's counterpart):
+    page-locked memory a discrete GPU reads and writes by DMA at the bus's full speed, where an
+    ordinary array crosses through a staging copy. Without `devices`, of the default context's
+    device (default_context()), for the module-level calls. With `devices` (the selectors of
+    gray_many's or depth_to_points_many's devices=, "all" for their default), of the first
+    device of those calls' batch: they then read and write it in place there (a CPU device of
+    the batch reads any host memory in place). The memory is freed when the last array using it
+    goes; it is a scarce resource, so allocate buffers to reuse. On CPUs it is ordinary memory
+    to the library."""
+    if devices is None:
+        return default_context().empty_pinned(shape, dtype)
+    batch = _batch(devices)[0]
+    return _empty_pinned(batch._host_alloc, batch.devices()[0], shape, dtype)
 
 
 def median(img, ksize=5, out=None):
@@ -566,7 +583,7 @@ def argmax(a):
     return default_context().argmax(a)
 
 
-for _name in ("empty_pinned", "gray", "median", "depth_to_points", "sum", "min", "max", "mean",
+for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean",
               "argmin", "argmax"):
     globals()[_name].__doc__ = inspect.cleandoc(getattr(Context, _name).__doc__) + (
         "\n\nOn the default context (default_context()).")
@@ -586,6 +603,7 @@ def _batch(devices):
     if devices is not None and not devices.strip():
         raise _selector_error(f"devices must be selectors ('all', 'gpu', 'cpu,nvidia', ...) or "
                               f"None for all, not {devices!r}")
+    devices = "all" if devices is None else devices  # one batch for both spellings
     with _batches_lock:
         if devices not in _batches:
             batch = _Batch(devices)

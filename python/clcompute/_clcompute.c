@@ -552,12 +552,15 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
 
 /* ---- pinned host memory (clc_host_alloc) ---------------------------------------------------- */
 
-/* Memory from clc_host_alloc on a Context's first lane, exported as a writable buffer (numpy
- * views it). It holds a reference to that lane (not to the Context), which frees the memory
- * when it goes. The other lanes are peers of the first (clc_context_share), so they know it as
- * pinned too; batches do not (they stage it as ordinary memory). */
+/* Memory from clc_host_alloc, exported as a writable buffer (numpy views it): on a Context's
+ * first lane, holding a reference to that lane (not to the Context), or on a Batch's first
+ * device, holding the Batch (clc_batch_context: every worker of that device knows it as pinned;
+ * a CPU device of the batch reads any host memory in place). The other lanes of a Context are
+ * peers of the first (clc_context_share), so they know it as pinned too; a Context's memory is
+ * ordinary memory to a batch and a batch's to a Context (staged: correct, at the staged speed). */
 typedef struct {
-    PyObject_HEAD first_lane *owner;
+    PyObject_HEAD first_lane *owner; /* NULL for a batch's memory */
+    PyObject *batch;                 /* the Batch, for a batch's memory */
     void *ptr;
     Py_ssize_t bytes;
 } HostMemory;
@@ -575,18 +578,22 @@ static int host_memory_getbuffer(PyObject *self, Py_buffer *view, int flags)
 static void host_memory_dealloc(PyObject *self)
 {
     HostMemory *h = (HostMemory *)self;
-    if (h->owner) {
+    if (h->ptr) {
+        clc_context *ctx =
+            h->owner ? h->owner->ctx : clc_batch_context(((Handle *)h->batch)->handle, 0);
         PyThreadState *ts = PyEval_SaveThread(); /* the free waits for the queue */
-        clc_host_free(h->owner->ctx, h->ptr);    /* cannot fail: the pointer is the lane's */
+        clc_host_free(ctx, h->ptr);              /* cannot fail: the pointer is ctx's */
         PyEval_RestoreThread(ts);
-        first_lane_release(h->owner);
+        if (h->owner)
+            first_lane_release(h->owner);
+        Py_XDECREF(h->batch);
         --host_memory_live;
     }
     free_object(self);
 }
 
 static PyType_Slot host_memory_slots[] = {
-    {Py_tp_doc, "Pinned host memory of a Context (clc_host_alloc), as a buffer."},
+    {Py_tp_doc, "Pinned host memory of a Context or Batch (clc_host_alloc), as a buffer."},
     {Py_bf_getbuffer, host_memory_getbuffer},
     {Py_tp_dealloc, host_memory_dealloc},
     {0, NULL}};
@@ -595,11 +602,11 @@ static PyType_Spec host_memory_spec = {"clcompute._clcompute.HostMemory", sizeof
                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                                        host_memory_slots};
 
-/* _host_alloc(bytes) -> HostMemory of that many bytes (bytes > 0). */
-static PyObject *context_host_alloc(PyObject *self, PyObject *args)
+/* HostMemory of `bytes` (> 0) from clc_host_alloc on ctx, which belongs to `first` (a
+ * Context's lane 0) or to `batch` (its first device's context); the object holds that one. */
+static PyObject *host_memory_new(clc_context *ctx, first_lane *first, PyObject *batch,
+                                 PyObject *args)
 {
-    clc_context *ctx = context_of(self);
-    first_lane *first = ((ContextObject *)self)->first;
     Py_ssize_t bytes = 0;
     if (!ctx || !PyArg_ParseTuple(args, "n", &bytes))
         return NULL;
@@ -620,12 +627,42 @@ static PyObject *context_host_alloc(PyObject *self, PyObject *args)
         Py_DECREF(h); /* ptr NULL: nothing to free */
         return raise_status(st);
     }
-    ++first->refs;
+    if (first)
+        ++first->refs;
+    Py_XINCREF(batch);
     ++host_memory_live;
     h->owner = first;
+    h->batch = batch;
     h->ptr = ptr;
     h->bytes = bytes;
     return (PyObject *)h;
+}
+
+/* _host_alloc(bytes) -> HostMemory of that many bytes on lane 0. */
+static PyObject *context_host_alloc(PyObject *self, PyObject *args)
+{
+    return host_memory_new(context_of(self), ((ContextObject *)self)->first, NULL, args);
+}
+
+/* The library's own test of whether [data, data + bytes) is clc_host_alloc memory of ctx's group
+ * (lib/runtime/internal.h; the static library is linked in): the tests' proof that a call reads
+ * pinned memory as such, which on a CPU device nothing else shows. */
+int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
+
+static PyObject *is_pinned(clc_context *ctx, PyObject *args)
+{
+    Py_buffer view;
+    if (!ctx || !PyArg_ParseTuple(args, "y*", &view))
+        return NULL;
+    const int pinned = clc__host_pinned(ctx, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(pinned);
+}
+
+/* _is_pinned(buffer) -> whether lane 0 knows the buffer's memory as pinned (tests). */
+static PyObject *context_is_pinned(PyObject *self, PyObject *args)
+{
+    return is_pinned(context_of(self), args);
 }
 
 /* How many pinned allocations are alive (for tests: that they are freed). */
@@ -644,6 +681,7 @@ static PyMethodDef context_methods[] = {
     {"_depth_to_points", context_cloud, METH_VARARGS, NULL},
     {"_reduce", context_reduce, METH_VARARGS, NULL},
     {"_host_alloc", context_host_alloc, METH_VARARGS, NULL},
+    {"_is_pinned", context_is_pinned, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot context_slots[] = {
@@ -911,11 +949,30 @@ static PyObject *batch_devices(PyObject *self, PyObject *unused)
     return out;
 }
 
+/* _host_alloc(bytes) -> HostMemory of that many bytes on the first device's first worker. */
+static PyObject *batch_host_alloc(PyObject *self, PyObject *args)
+{
+    clc_batch *b = batch_of(self);
+    clc_context *ctx = b ? clc_batch_context(b, 0) : NULL;
+    if (b && !ctx) /* clc_batch_create refuses a batch of no device: not reached */
+        PyErr_SetString(PyExc_RuntimeError, "the batch has no device");
+    return ctx ? host_memory_new(ctx, NULL, self, args) : NULL;
+}
+
+/* _is_pinned(buffer) -> whether the first device's workers know the memory as pinned (tests). */
+static PyObject *batch_is_pinned(PyObject *self, PyObject *args)
+{
+    clc_batch *b = batch_of(self);
+    return b ? is_pinned(clc_batch_context(b, 0), args) : NULL;
+}
+
 static PyMethodDef batch_methods[] = {
     {"devices", batch_devices, METH_NOARGS,
      "The devices taking part, each with the items it did in the last run."},
     {"_gray_many", batch_gray, METH_VARARGS, NULL},
     {"_depth_to_points_many", batch_cloud, METH_VARARGS, NULL},
+    {"_host_alloc", batch_host_alloc, METH_VARARGS, NULL},
+    {"_is_pinned", batch_is_pinned, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot batch_slots[] = {

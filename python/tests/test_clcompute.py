@@ -247,6 +247,47 @@ def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
             clcompute.empty_pinned(4, dtype)
 
 
+def test_pinned_arrays_of_the_many_calls_are_theirs():
+    """empty_pinned(devices=...) is memory of the first device of that batch, which its workers
+    read and write as pinned (no staging on a GPU); a context's is ordinary memory to a batch,
+    and the other way round. It is freed with its last view, the batch staying."""
+    live = clcompute._clcompute._pinned_live
+    base = live()
+    batch = clcompute._batch("all")[0]
+    assert clcompute._batch(None)[0] is batch  # None is "all", one batch for both
+    d = clcompute.empty_pinned((9, 24, 32), np.uint16, devices="all")
+    d[...] = rng.integers(0, 3000, d.shape, dtype=np.uint16)
+    out = clcompute.empty_pinned((9, 768, 3), np.float32, devices="all")
+    assert live() == base + 2
+    assert batch._is_pinned(d) and batch._is_pinned(out[3:5]) and batch._is_pinned(d[-1])
+    ctx = clcompute.default_context()
+    assert not ctx._is_pinned(d)
+    own = ctx.empty_pinned((24, 32), np.uint16)
+    assert ctx._is_pinned(own) and not batch._is_pinned(own)
+    args = dict(fx=30, fy=30, cx=16, cy=12, depth_trunc=2.0)
+    before = clcompute.copies()
+    many = clcompute.depth_to_points_many(d, out=out, **args)
+    assert clcompute.copies() == before
+    for i, (f, got) in enumerate(zip(d, many)):
+        assert got.size == 0 or np.shares_memory(got, out[i])
+        np.testing.assert_array_equal(got, clcompute.depth_to_points(f, **args))
+    imgs = clcompute.empty_pinned((3, 20, 30, 3), np.uint8, devices="all")
+    imgs[...] = rng.integers(0, 256, imgs.shape, dtype=np.uint8)
+    grays = clcompute.empty_pinned((3, 20, 30), np.uint8, devices="all")
+    for img, got in zip(imgs, clcompute.gray_many(list(imgs), out=grays)):
+        np.testing.assert_array_equal(got, clcompute.gray(img))
+    del d, out, many, own, imgs, grays, got, f, img
+    assert live() == base
+    assert clcompute._batch("all")[0] is batch
+    with pytest.raises(clcompute.ArgumentError):
+        clcompute.empty_pinned(4, np.uint8, devices=" ")
+    with pytest.raises(TypeError, match="devices must be a string"):
+        clcompute.empty_pinned(4, np.uint8, devices=0)
+    with pytest.raises(TypeError, match="pinned memory"):
+        clcompute.empty_pinned(4, object, devices="all")
+    assert clcompute.empty_pinned((2, 0), np.uint8, devices="all").shape == (2, 0)
+
+
 def test_out_is_written_in_place():
     img = rng.integers(0, 256, (20, 30, 4), dtype=np.uint8)
     out = np.zeros((20, 30), np.uint8)
