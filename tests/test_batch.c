@@ -166,8 +166,11 @@ static void same_results_on_one_two_and_three_devices(void **state)
             size_t total = 0;
             for (size_t d = 0; d < clc_batch_device_count(b); ++d) {
                 assert_non_null(clc_batch_device(b, d));
+                assert_int_equal(clc_batch_workers(b, d), workers);
                 total += clc_batch_items_done(b, d);
             }
+            assert_int_equal(clc_batch_workers(b, participants), 0);
+            assert_int_equal(clc_batch_workers(NULL, 0), 0);
             assert_int_equal(total, ITEMS);
             for (size_t i = 0; i < ITEMS; ++i)
                 assert_int_equal(statuses[i], CLC_SUCCESS);
@@ -200,6 +203,9 @@ static void every_device_of_the_machine(void **state)
         assert_int_equal(clc_batch_run(b, ITEMS, job, &it, NULL, NULL, NULL), CLC_SUCCESS);
         size_t total = 0;
         for (size_t d = 0; d < clc_batch_device_count(b); ++d) {
+            /* The default: 4 workers on a device of its own memory, 2 on one sharing the host's. */
+            assert_int_equal(clc_batch_workers(b, d),
+                             clc_batch_device(b, d)->unified_memory ? 2 : 4);
             total += clc_batch_items_done(b, d);
             print_message("round %d: %zu items on %s\n", round, clc_batch_items_done(b, d),
                           clc_batch_device(b, d)->name);

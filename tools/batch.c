@@ -989,7 +989,7 @@ int cli_batch_run(cli_batch *b, const char *ext, cli_convert convert, void *user
     if (b->stats) {
         size_t workers = 0;
         for (size_t d = 0; d < clc_batch_device_count(batch); ++d)
-            workers += o.workers_per_device;
+            workers += clc_batch_workers(batch, d);
         cli_stages_print(b->count - cancelled, now() - p.start, workers);
     }
     if (interrupted)

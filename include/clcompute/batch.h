@@ -68,6 +68,11 @@ CLC_API void clc_batch_cancel(clc_batch *batch);
  * recognised by every worker of that device. Valid until clc_batch_destroy; do not destroy it. */
 CLC_API clc_context *clc_batch_context(const clc_batch *batch, size_t device);
 
+/* Workers (threads, each with a context and queue) of device `device`; 0 past the last device.
+ * A caller splitting work into items can size them by it: a few items a worker keeps every
+ * device busy to the end. */
+CLC_API size_t clc_batch_workers(const clc_batch *batch, size_t device);
+
 /* Items device `device` completed (successfully or not) in the last run. */
 CLC_API size_t clc_batch_items_done(const clc_batch *batch, size_t device);
 

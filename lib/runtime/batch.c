@@ -225,6 +225,14 @@ clc_context *clc_batch_context(const clc_batch *b, size_t device)
     return b->workers[b->first_worker[device]].ctx;
 }
 
+size_t clc_batch_workers(const clc_batch *b, size_t device)
+{
+    if (!b || device >= b->device_count)
+        return 0;
+    const size_t end = device + 1 < b->device_count ? b->first_worker[device + 1] : b->worker_count;
+    return end - b->first_worker[device];
+}
+
 size_t clc_batch_items_done(const clc_batch *b, size_t device)
 {
     return b && device < b->device_count ? b->done[device] : 0;

@@ -607,11 +607,11 @@ def _batch(devices):
     with _batches_lock:
         if devices not in _batches:
             batch = _Batch(devices)
-            # Workers as clc_batch_options' default: 4 on a device of its own memory, 2 on a CPU.
-            unified = [d["unified_memory"] for d in batch.devices()]  # (sum is ours here)
+            workers = 0  # every device's (sum is ours here)
+            for d in batch.devices():
+                workers += d["workers"]
             # RLock: a finaliser or signal handler calling back in on this thread between runs
             # takes its turn instead of deadlocking (during a run the GIL is released).
-            workers = 4 * len(unified) - 2 * unified.count(True)
             _batches[devices] = (batch, threading.RLock(), workers)
         return _batches[devices]
 

@@ -938,9 +938,12 @@ static PyObject *batch_devices(PyObject *self, PyObject *unused)
         PyObject *d = device_dict(clc_batch_device(b, i));
         if (d) {
             PyObject *done = PyLong_FromSize_t(clc_batch_items_done(b, i));
-            if (!done || PyDict_SetItemString(d, "items_done", done) != 0)
+            PyObject *workers = PyLong_FromSize_t(clc_batch_workers(b, i));
+            if (!done || !workers || PyDict_SetItemString(d, "items_done", done) != 0 ||
+                PyDict_SetItemString(d, "workers", workers) != 0)
                 Py_CLEAR(d);
             Py_XDECREF(done);
+            Py_XDECREF(workers);
         }
         if (!d || PyList_Append(out, d) != 0)
             Py_CLEAR(out);
@@ -968,7 +971,7 @@ static PyObject *batch_is_pinned(PyObject *self, PyObject *args)
 
 static PyMethodDef batch_methods[] = {
     {"devices", batch_devices, METH_NOARGS,
-     "The devices taking part, each with the items it did in the last run."},
+     "The devices taking part, each with its workers and the items it did in the last run."},
     {"_gray_many", batch_gray, METH_VARARGS, NULL},
     {"_depth_to_points_many", batch_cloud, METH_VARARGS, NULL},
     {"_host_alloc", batch_host_alloc, METH_VARARGS, NULL},

@@ -255,6 +255,8 @@ def test_pinned_arrays_of_the_many_calls_are_theirs():
     base = live()
     batch = clcompute._batch("all")[0]
     assert clcompute._batch(None)[0] is batch  # None is "all", one batch for both
+    # The library's default workers, which size the groups of frames.
+    assert all(d["workers"] == (2 if d["unified_memory"] else 4) for d in batch.devices())
     d = clcompute.empty_pinned((9, 24, 32), np.uint16, devices="all")
     d[...] = rng.integers(0, 3000, d.shape, dtype=np.uint16)
     out = clcompute.empty_pinned((9, 768, 3), np.float32, devices="all")
