@@ -536,17 +536,19 @@ def gray(img, order="rgb", weights="bt601", dtype=np.uint8, out=None):
 def empty_pinned(shape, dtype=float, devices=None):
     """An uninitialised numpy array in pinned host memory (cupyx.empty_pinned's counterpart):
     page-locked memory a discrete GPU reads and writes by DMA at the bus's full speed, where an
-    ordinary array crosses through a staging copy. Without `devices`, of the default context's
-    device (default_context()), for the module-level calls. With `devices` (the selectors of
-    gray_many's or depth_to_points_many's devices=, "all" for their default), of the first
-    device of those calls' batch: they then read and write it in place there (a CPU device of
-    the batch reads any host memory in place). The memory is freed when the last array using it
+    ordinary array crosses through a staging copy. Without `devices` (None), of the default
+    context's device (default_context()), for the module-level calls. With `devices` (the
+    selectors of gray_many's or depth_to_points_many's devices=, "all" for their default: a
+    string, since their None is "all" but this None the default context), of the first GPU of
+    those calls' batch (its first device when none has memory of its own): they then read and
+    write it in place there (a CPU device of the batch reads any host memory in place, and
+    other GPUs stage it). The memory is freed when the last array using it
     goes; it is a scarce resource, so allocate buffers to reuse. On CPUs it is ordinary memory
     to the library."""
     if devices is None:
         return default_context().empty_pinned(shape, dtype)
-    batch = _batch(devices)[0]
-    return _empty_pinned(batch._host_alloc, batch.devices()[0], shape, dtype)
+    batch, _, _, device, index = _batch(devices)
+    return _empty_pinned(lambda bytes: batch._host_alloc(index, bytes), device, shape, dtype)
 
 
 def median(img, ksize=5, out=None):
@@ -607,12 +609,15 @@ def _batch(devices):
     with _batches_lock:
         if devices not in _batches:
             batch = _Batch(devices)
+            listed = batch.devices()
             workers = 0  # every device's (sum is ours here)
-            for d in batch.devices():
+            for d in listed:
                 workers += d["workers"]
+            # Pinned memory is the first discrete GPU's (a CPU reads any memory in place).
+            pin = next((i for i, d in enumerate(listed) if not d["unified_memory"]), 0)
             # RLock: a finaliser or signal handler calling back in on this thread between runs
             # takes its turn instead of deadlocking (during a run the GIL is released).
-            _batches[devices] = (batch, threading.RLock(), workers)
+            _batches[devices] = (batch, threading.RLock(), workers, listed[pin], pin)
         return _batches[devices]
 
 
@@ -635,7 +640,7 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
     in a loop. Calls from several threads on the same `devices` take turns."""
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
-    batch, lock, _ = _batch(devices)
+    batch, lock, *_ = _batch(devices)
     srcs = []
     for i, img in enumerate(_sequence("images", _as_array(images), 3)):
         src, o = _gray_args(f"images[{i}]", img, o)
@@ -724,7 +729,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     much to hand out as the conversion takes, so reuse `out` in a loop. Calls from several
     threads on the same `devices` take turns."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
-    batch, lock, workers = _batch(devices)
+    batch, lock, workers, *_ = _batch(devices)
     depths = _sequence("depths", _as_array(depths), 2)
     if isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths):
         src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)

@@ -553,14 +553,15 @@ static PyObject *context_reduce(PyObject *self, PyObject *args)
 /* ---- pinned host memory (clc_host_alloc) ---------------------------------------------------- */
 
 /* Memory from clc_host_alloc, exported as a writable buffer (numpy views it): on a Context's
- * first lane, holding a reference to that lane (not to the Context), or on a Batch's first
- * device, holding the Batch (clc_batch_context: every worker of that device knows it as pinned;
+ * first lane, holding a reference to that lane (not to the Context), or on one device of a
+ * Batch, holding the Batch (clc_batch_context: every worker of that device knows it as pinned;
  * a CPU device of the batch reads any host memory in place). The other lanes of a Context are
  * peers of the first (clc_context_share), so they know it as pinned too; a Context's memory is
  * ordinary memory to a batch and a batch's to a Context (staged: correct, at the staged speed). */
 typedef struct {
     PyObject_HEAD first_lane *owner; /* NULL for a batch's memory */
     PyObject *batch;                 /* the Batch, for a batch's memory */
+    clc_context *ctx;                /* the context that allocated it */
     void *ptr;
     Py_ssize_t bytes;
 } HostMemory;
@@ -579,10 +580,8 @@ static void host_memory_dealloc(PyObject *self)
 {
     HostMemory *h = (HostMemory *)self;
     if (h->ptr) {
-        clc_context *ctx =
-            h->owner ? h->owner->ctx : clc_batch_context(((Handle *)h->batch)->handle, 0);
         PyThreadState *ts = PyEval_SaveThread(); /* the free waits for the queue */
-        clc_host_free(ctx, h->ptr);              /* cannot fail: the pointer is ctx's */
+        clc_host_free(h->ctx, h->ptr);           /* cannot fail: the pointer is ctx's */
         PyEval_RestoreThread(ts);
         if (h->owner)
             first_lane_release(h->owner);
@@ -603,13 +602,10 @@ static PyType_Spec host_memory_spec = {"clcompute._clcompute.HostMemory", sizeof
                                        host_memory_slots};
 
 /* HostMemory of `bytes` (> 0) from clc_host_alloc on ctx, which belongs to `first` (a
- * Context's lane 0) or to `batch` (its first device's context); the object holds that one. */
+ * Context's lane 0) or to `batch` (a device's context); the object holds that one. */
 static PyObject *host_memory_new(clc_context *ctx, first_lane *first, PyObject *batch,
-                                 PyObject *args)
+                                 Py_ssize_t bytes)
 {
-    Py_ssize_t bytes = 0;
-    if (!ctx || !PyArg_ParseTuple(args, "n", &bytes))
-        return NULL;
     if (bytes <= 0) {
         PyErr_SetString(PyExc_ValueError, "pinned memory of 0 bytes or fewer");
         return NULL;
@@ -633,6 +629,7 @@ static PyObject *host_memory_new(clc_context *ctx, first_lane *first, PyObject *
     ++host_memory_live;
     h->owner = first;
     h->batch = batch;
+    h->ctx = ctx;
     h->ptr = ptr;
     h->bytes = bytes;
     return (PyObject *)h;
@@ -641,7 +638,11 @@ static PyObject *host_memory_new(clc_context *ctx, first_lane *first, PyObject *
 /* _host_alloc(bytes) -> HostMemory of that many bytes on lane 0. */
 static PyObject *context_host_alloc(PyObject *self, PyObject *args)
 {
-    return host_memory_new(context_of(self), ((ContextObject *)self)->first, NULL, args);
+    clc_context *ctx = context_of(self);
+    Py_ssize_t bytes = 0;
+    if (!ctx || !PyArg_ParseTuple(args, "n", &bytes))
+        return NULL;
+    return host_memory_new(ctx, ((ContextObject *)self)->first, NULL, bytes);
 }
 
 /* The library's own test of whether [data, data + bytes) is clc_host_alloc memory of ctx's group
@@ -952,21 +953,42 @@ static PyObject *batch_devices(PyObject *self, PyObject *unused)
     return out;
 }
 
-/* _host_alloc(bytes) -> HostMemory of that many bytes on the first device's first worker. */
-static PyObject *batch_host_alloc(PyObject *self, PyObject *args)
+/* The context of the batch device given as args[0] (with the Python error when there is none). */
+static clc_context *batch_device_context(PyObject *self, PyObject *args, Py_ssize_t *bytes,
+                                         Py_buffer *view)
 {
     clc_batch *b = batch_of(self);
-    clc_context *ctx = b ? clc_batch_context(b, 0) : NULL;
-    if (b && !ctx) /* clc_batch_create refuses a batch of no device: not reached */
-        PyErr_SetString(PyExc_RuntimeError, "the batch has no device");
-    return ctx ? host_memory_new(ctx, NULL, self, args) : NULL;
+    Py_ssize_t device = 0;
+    if (!b || !(bytes ? PyArg_ParseTuple(args, "nn", &device, bytes)
+                      : PyArg_ParseTuple(args, "ny*", &device, view)))
+        return NULL;
+    clc_context *ctx = device >= 0 ? clc_batch_context(b, (size_t)device) : NULL;
+    if (!ctx) {
+        PyErr_Format(PyExc_IndexError, "the batch has no device %zd", device);
+        if (view)
+            PyBuffer_Release(view);
+    }
+    return ctx;
 }
 
-/* _is_pinned(buffer) -> whether the first device's workers know the memory as pinned (tests). */
+/* _host_alloc(device, bytes) -> HostMemory of that many bytes on that device's first worker. */
+static PyObject *batch_host_alloc(PyObject *self, PyObject *args)
+{
+    Py_ssize_t bytes = 0;
+    clc_context *ctx = batch_device_context(self, args, &bytes, NULL);
+    return ctx ? host_memory_new(ctx, NULL, self, bytes) : NULL;
+}
+
+/* _is_pinned(device, buffer) -> whether that device's workers know the memory as pinned (tests). */
 static PyObject *batch_is_pinned(PyObject *self, PyObject *args)
 {
-    clc_batch *b = batch_of(self);
-    return b ? is_pinned(clc_batch_context(b, 0), args) : NULL;
+    Py_buffer view;
+    clc_context *ctx = batch_device_context(self, args, NULL, &view);
+    if (!ctx)
+        return NULL;
+    const int pinned = clc__host_pinned(ctx, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(pinned);
 }
 
 static PyMethodDef batch_methods[] = {

@@ -248,24 +248,30 @@ def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
 
 
 def test_pinned_arrays_of_the_many_calls_are_theirs():
-    """empty_pinned(devices=...) is memory of the first device of that batch, which its workers
-    read and write as pinned (no staging on a GPU); a context's is ordinary memory to a batch,
-    and the other way round. It is freed with its last view, the batch staying."""
+    """empty_pinned(devices=...) is memory of that batch's first GPU (else first device), which
+    its workers read and write as pinned (no staging on a GPU); a context's is ordinary memory to
+    a batch, and the other way round. It is freed with its last view, the batch staying."""
     live = clcompute._clcompute._pinned_live
     base = live()
-    batch = clcompute._batch("all")[0]
+    batch, _, _, device, pin = clcompute._batch("all")
     assert clcompute._batch(None)[0] is batch  # None is "all", one batch for both
+    listed = batch.devices()
+    assert device["name"] == listed[pin]["name"]
+    assert not device["unified_memory"] or not any(not d["unified_memory"] for d in listed)
     # The library's default workers, which size the groups of frames.
     assert all(d["workers"] == (2 if d["unified_memory"] else 4) for d in batch.devices())
     d = clcompute.empty_pinned((9, 24, 32), np.uint16, devices="all")
     d[...] = rng.integers(0, 3000, d.shape, dtype=np.uint16)
     out = clcompute.empty_pinned((9, 768, 3), np.float32, devices="all")
     assert live() == base + 2
-    assert batch._is_pinned(d) and batch._is_pinned(out[3:5]) and batch._is_pinned(d[-1])
+    assert batch._is_pinned(pin, d) and batch._is_pinned(pin, out[3:5])
+    assert batch._is_pinned(pin, d[-1])
+    with pytest.raises(IndexError, match="no device 99"):
+        batch._is_pinned(99, d)
     ctx = clcompute.default_context()
     assert not ctx._is_pinned(d)
     own = ctx.empty_pinned((24, 32), np.uint16)
-    assert ctx._is_pinned(own) and not batch._is_pinned(own)
+    assert ctx._is_pinned(own) and not batch._is_pinned(pin, own)
     args = dict(fx=30, fy=30, cx=16, cy=12, depth_trunc=2.0)
     before = clcompute.copies()
     many = clcompute.depth_to_points_many(d, out=out, **args)
