@@ -39,7 +39,7 @@ static void gray_once(worker *w, size_t width, size_t height, uint32_t *seed)
 {
     const clc_image_desc src = {CLC_PIXEL_RGB8, width, height, 0};
     const clc_image_desc dst = {CLC_PIXEL_GRAY8, width, height, 0};
-    uint8_t *in = malloc(width * height * 3), *out = malloc(width * height);
+    uint8_t *in = calloc(width * height, 3), *out = malloc(width * height);
     uint8_t *ref = malloc(width * height);
     if (!in || !out || !ref) {
         fail_once(w, "gray", "out of memory");
@@ -133,6 +133,50 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* The first OpenCL calls of the process from eight threads at once, each discovering the devices
+ * and making a context: drivers set themselves up on the first query, which PoCL 3.1 did not
+ * survive from two threads at once (a crash, or no device) before queries took a lock. Must run
+ * before anything else in this process touches OpenCL. */
+static pthread_barrier_t start;
+
+static void *first_contexts(void *arg)
+{
+    worker *w = arg;
+    pthread_barrier_wait(&start);
+    clc_device_list *list = NULL;
+    if (clc_devices_query(&list) != CLC_SUCCESS)
+        fail_once(w, "clc_devices_query", clc_last_error());
+    clc_device_list_destroy(list);
+    if (clc_context_create(NULL, &w->ctx) != CLC_SUCCESS) {
+        fail_once(w, "clc_context_create", clc_last_error());
+        return NULL;
+    }
+    uint32_t seed = 7 + w->id;
+    gray_once(w, 33, 17, &seed);
+    clc_context_destroy(w->ctx);
+    return NULL;
+}
+
+static void first_queries_from_eight_threads_at_once(void **state)
+{
+    (void)state;
+    pthread_t threads[THREADS];
+    worker workers[THREADS];
+    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+    for (unsigned t = 0; t < THREADS; ++t) {
+        memset(&workers[t], 0, sizeof workers[t]);
+        workers[t].id = t;
+        assert_int_equal(pthread_create(&threads[t], NULL, first_contexts, &workers[t]), 0);
+    }
+    for (unsigned t = 0; t < THREADS; ++t) {
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+        if (workers[t].failure[0])
+            fail_msg("%s", workers[t].failure);
+        assert_int_equal(workers[t].calls, 1);
+    }
+    pthread_barrier_destroy(&start);
+}
+
 static void eight_threads_share_one_context(void **state)
 {
     clc_context *ctx = *state;
@@ -157,6 +201,7 @@ static void eight_threads_share_one_context(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(first_queries_from_eight_threads_at_once), /* first: see there */
         FIXTURE_TEST(eight_threads_share_one_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,8 @@ CLC_API clc_status clc_device_select_many(const clc_device_list *list, const cha
  * several threads at once on the same context; the library serialises its own bookkeeping
  * (program cache, last error) with a lock inside the context, and OpenCL's own calls are
  * thread-safe. Only clc_context_destroy must not race with any other use of the context.
+ * Contexts may be created from several threads at once: device discovery takes a process-wide
+ * lock (drivers set themselves up on the first query, not always safely from two threads).
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct clc_context clc_context;

@@ -5,6 +5,7 @@
 #ifdef _WIN32
 #include <windows.h>
 typedef SRWLOCK clc_mutex;
+#define CLC_MUTEX_INITIALIZER SRWLOCK_INIT
 static inline int clc_mutex_init(clc_mutex *m)
 {
     InitializeSRWLock(m);
@@ -25,6 +26,7 @@ static inline void clc_mutex_unlock(clc_mutex *m)
 #else
 #include <pthread.h>
 typedef pthread_mutex_t clc_mutex;
+#define CLC_MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
 static inline int clc_mutex_init(clc_mutex *m)
 {
     return pthread_mutex_init(m, NULL);
