@@ -76,8 +76,10 @@ def _choice(name, value, choices):
 
 def _whole(name, value, lo, hi):
     """value as an int in [lo, hi]: TypeError for anything that is not an integer (2.9 is not
-    taken as 2), ValueError out of range."""
+    taken as 2, nor True as 1, as numpy's shapes do not), ValueError out of range."""
     try:
+        if isinstance(value, bool):
+            raise TypeError
         v = operator.index(value)
     except TypeError:
         raise TypeError(f"{name} must be an integer, not {value!r}") from None
@@ -147,21 +149,22 @@ def _as_array(a):
     return a
 
 
-def _as_input(a, image=False):
+def _as_input(a, name, image=False):
     """a as an array the library reads in place: a itself when its layout allows (C-contiguous
     native-order values, or for images rows of packed pixels at any stride), else one copy. A
-    DLPack tensor is first viewed as an array (host memory only)."""
+    DLPack tensor is first viewed as an array (host memory only). name: the argument's, for
+    the messages (images[3] in a list)."""
     global _copies
     a = _as_array(a)
     if not isinstance(a, np.ndarray):
+        what = f"{name} ({type(a).__module__}.{type(a).__name__})"
         if type(a).__module__.split(".")[0] == "pyopencl":  # numpy would read it item by item
-            raise TypeError(f"{type(a).__module__}.{type(a).__name__} is in OpenCL device memory; "
-                            "clcompute takes host memory: a.get() (or use the C API's _enqueue "
-                            "forms on its buffer)")
+            raise TypeError(f"{what} is in OpenCL device memory; clcompute takes host memory: "
+                            "a.get() (or use the C API's _enqueue forms on its buffer)")
         arr = np.asarray(a)
         if arr.dtype == object:
-            raise TypeError(f"{type(a).__module__}.{type(a).__name__} is not an array of numbers "
-                            "(numpy made an array of Python objects of it)")
+            raise TypeError(f"{what} is not an array of numbers (numpy made an array of Python "
+                            "objects of it)")
         if arr.flags.owndata:  # a list or the like: numpy made the array, a copy
             with _copies_lock:
                 _copies += 1
@@ -228,6 +231,20 @@ def _output(out, shape, dtype, name="out"):
     raise ValueError(f"{name} is read-only")
 
 
+def _writable(result):
+    """Where the library writes an image result: `result` itself when its rows are packed
+    pixels (any row stride), else a new array that _written copies into it, as numpy's ufuncs
+    write through any strides of their out."""
+    return result if _rows_packed(result) else np.empty(result.shape, result.dtype)
+
+
+def _written(result, written):
+    """result, holding what the library wrote into `written` (_writable's)."""
+    if written is not result:
+        result[...] = written
+    return result
+
+
 def _selector_error(message):
     """The ArgumentError the library raises for a selector it cannot parse, for one the Python
     layer refuses first."""
@@ -281,14 +298,15 @@ class Context(_clcompute.Context):
         result = _output(out, src.shape[:2], dt)
         if out is not None:
             _not_overlapping(result, [("img", src)])
-        self._gray(src, _PIXEL[order], result,
+        into = _writable(result)
+        self._gray(src, _PIXEL[order], into,
                    _PIXEL["gray8" if dt == np.uint8 else "gray_f32"], _WEIGHTS[weights])
-        return result
+        return _written(result, into)
 
     def median(self, img, ksize=5, out=None):
         """cv2.medianBlur(img, ksize), pixel for pixel: img (H, W) uint8, uint16 or float32,
         ksize 3 or 5, borders replicated; NaN sorts after every number."""
-        src = _as_input(img, image=True)
+        src = _as_input(img, "img", image=True)
         fmt = {np.dtype(np.uint8): "gray8", np.dtype(np.uint16): "depth_u16",
                np.dtype(np.float32): "depth_f32"}.get(src.dtype)
         if fmt is None or src.ndim != 2:
@@ -299,8 +317,9 @@ class Context(_clcompute.Context):
         if k not in (3, 5):
             raise ValueError(f"ksize must be 3 or 5, not {k}")
         result = _output(out, src.shape, src.dtype)
-        self._median(src, _PIXEL[fmt], result, k)
-        return result
+        into = _writable(result)
+        self._median(src, _PIXEL[fmt], into, k)
+        return _written(result, into)
 
     def depth_to_points(self, depth, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
                         stride=1, organized=False, color=None):
@@ -314,7 +333,7 @@ class Context(_clcompute.Context):
         src, fmt, scale, trunc, s = _depth_args("depth", depth, depth_scale, depth_trunc, stride)
         col = None
         if color is not None:
-            col = _as_input(color, image=True)
+            col = _as_input(color, "color", image=True)
             if col.dtype != np.uint8 or col.shape != src.shape + (3,):
                 raise ValueError(f"color must be (H, W, 3) uint8 RGB of the depth's size, not "
                                  f"{col.shape} {col.dtype}")
@@ -332,7 +351,7 @@ class Context(_clcompute.Context):
         return points if colors is None else (points, colors)
 
     def _reduction(self, op, a):
-        arr = _as_input(a)
+        arr = _as_input(a, "a")
         if arr.dtype not in _DTYPES:
             raise TypeError(f"{op} of {arr.dtype} is not supported: clcompute takes {_TAKEN}")
         flat = arr.reshape(-1)
@@ -397,7 +416,7 @@ def _empty_pinned(host_alloc, device, shape, dtype):
 def _gray_args(name, img, order):
     """A colour image and its channel order checked, as the library takes them: (array,
     order in lower case)."""
-    src = _as_input(img, image=True)
+    src = _as_input(img, name, image=True)
     if src.dtype != np.uint8 or src.ndim != 3 or src.shape[2] not in (3, 4):
         raise ValueError(f"{name} must be (H, W, 3) or (H, W, 4) uint8, not {src.shape} "
                          f"{src.dtype}")
@@ -425,7 +444,7 @@ def _depth_args(name, depth, depth_scale, depth_trunc, stride, frames=False):
     the library takes them: (array, format, scale, trunc, stride). Float depth is divided by
     depth_scale here, as Open3D does (one copy unless the scale is 1); the library reads float32
     depth as metres."""
-    src = depth if frames else _as_input(depth, image=True)
+    src = depth if frames else _as_input(depth, name, image=True)
     fmt = {np.dtype(np.uint16): "depth_u16", np.dtype(np.float32): "depth_f32"}.get(src.dtype)
     if fmt is None or src.ndim != 2 + frames:
         shape = "(N, H, W)" if frames else "(H, W)"
@@ -657,10 +676,11 @@ def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
         _not_overlapping(out, [(f"images[{i}]", src) for i, (src, _) in enumerate(srcs)])
     outs = [np.empty(src.shape[:2], np.uint8) if out is None else out[i]
             for i, (src, _) in enumerate(srcs)]
+    intos = [_writable(dst) for dst in outs]
     with lock:
         batch._gray_many([(src, _PIXEL[o], dst, _PIXEL["gray8"], _WEIGHTS[w])
-                          for (src, o), dst in zip(srcs, outs)])
-    return outs
+                          for (src, o), dst in zip(srcs, intos)])
+    return [_written(dst, into) for dst, into in zip(outs, intos)]
 
 
 def _not_overlapping(out, inputs):

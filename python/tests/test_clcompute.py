@@ -242,6 +242,8 @@ def test_pinned_arrays_are_used_in_place_and_freed_with_their_last_view():
     assert gone() is None and live() == base
     with pytest.raises(ValueError, match="dimension"):
         clcompute.empty_pinned((4, -1))
+    with pytest.raises(TypeError, match="dimension of shape must be an integer, not True"):
+        clcompute.empty_pinned(True)
     for dtype in (object, str, "S", ">f4"):
         with pytest.raises(TypeError, match="pinned memory"):
             clcompute.empty_pinned(4, dtype)
@@ -303,6 +305,20 @@ def test_out_is_written_in_place():
     np.testing.assert_array_equal(out, opencv_gray(img, "rgba"))
     with pytest.raises(ValueError):
         clcompute.gray(img, order="rgba", out=np.zeros((20, 31), np.uint8))
+    # Any strides, as numpy's out: pixels apart, rows reversed, a transpose.
+    want = opencv_gray(img, "rgba")
+    for wide in (np.zeros((20, 60), np.uint8)[:, ::2], np.zeros((20, 30), np.uint8)[::-1],
+                 np.zeros((30, 20), np.uint8).T):
+        assert clcompute.gray(img, order="rgba", out=wide) is wide
+        np.testing.assert_array_equal(wide, want)
+    d = rng.integers(0, 1000, (20, 30), dtype=np.uint16)
+    gaps = np.zeros((20, 30, 2), np.uint16)[..., 0]
+    assert clcompute.median(d, 3, out=gaps) is gaps
+    np.testing.assert_array_equal(gaps, clcompute.median(d, 3))
+    many = np.zeros((2, 20, 90), np.uint8)[:, :, ::3]
+    grays = clcompute.gray_many([img, img[::-1]], order="rgba", out=many)
+    assert all(np.shares_memory(g, many[i]) for i, g in enumerate(grays))
+    np.testing.assert_array_equal(many, [want, want[::-1]])
 
 
 def test_out_and_numbers_are_checked_with_their_names():
@@ -732,6 +748,10 @@ def test_misused_many_calls_say_what_is_wrong():
     for bad in (None, "depth.png", {"a": d}):
         with pytest.raises(TypeError, match="depths must be a list or an array"):
             clcompute.depth_to_points_many(bad, **args)
+    with pytest.raises(TypeError, match=r"images\[1\] \(builtins.NoneType\) is not an array"):
+        clcompute.gray_many([img, None])
+    with pytest.raises(TypeError, match=r"depths\[2\] \(builtins.object\) is not an array"):
+        clcompute.depth_to_points_many([d[0], d[1], object()], **args)
     with pytest.raises(ValueError, match=r"images\[1\]: order 'rgb' does not fit 4 channels"):
         clcompute.gray_many([img, np.zeros((6, 8, 4), np.uint8)])
     with pytest.raises(ValueError, match=r"out may overlap depths\[0(:\d+)?\]"):
