@@ -610,23 +610,29 @@ for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean",
         "\n\nOn the default context (default_context()).")
 
 
-_batches = {}
+_batches = {}  # by the devices' indices ("0:0", ...), in order
+_batch_keys = {}  # each spelling of devices seen: its key in _batches
 _batches_lock = threading.Lock()
 
 
 def _batch(devices):
     """The batch of `devices` (made on first use and kept) and the lock its runs take: a batch
     runs one set of items at a time, so calls from several threads on the same devices take
-    turns, each using every device."""
+    turns, each using every device. Spellings naming the same devices in the same order ("all"
+    and None, "cpu" and "pocl" on a machine of one CPU) share a batch, and so its pinned memory."""
     if devices is not None and not isinstance(devices, str):
         raise TypeError(f"devices must be a string of selectors ('all', 'gpu', 'cpu,nvidia', "
                         f"...) or None for all, not {type(devices).__name__}")
     if devices is not None and not devices.strip():
         raise _selector_error(f"devices must be selectors ('all', 'gpu', 'cpu,nvidia', ...) or "
                               f"None for all, not {devices!r}")
-    devices = "all" if devices is None else devices  # one batch for both spellings
+    devices = "all" if devices is None else devices
     with _batches_lock:
-        if devices not in _batches:
+        key = _batch_keys.get(devices)
+        if key is None:
+            key = _clcompute._select(devices)  # a device query: once a spelling
+            _batch_keys[devices] = key
+        if key not in _batches:
             batch = _Batch(devices)
             listed = batch.devices()
             workers = 0  # every device's (sum is ours here)
@@ -636,8 +642,8 @@ def _batch(devices):
             pin = next((i for i, d in enumerate(listed) if not d["unified_memory"]), 0)
             # RLock: a finaliser or signal handler calling back in on this thread between runs
             # takes its turn instead of deadlocking (during a run the GIL is released).
-            _batches[devices] = (batch, threading.RLock(), workers, listed[pin], pin)
-        return _batches[devices]
+            _batches[key] = (batch, threading.RLock(), workers, listed[pin], pin)
+        return _batches[key]
 
 
 def _sequence(name, items, one):

@@ -183,6 +183,40 @@ static PyObject *devices(PyObject *self, PyObject *unused)
     return out;
 }
 
+/* _select(selectors) -> the "P:D" index of every device they name, in order (what a batch on
+ * them would hold): the _many calls' key, so that two spellings of one set share a batch. */
+static PyObject *select_devices(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *selectors = NULL;
+    if (!PyArg_ParseTuple(args, "s", &selectors))
+        return NULL;
+    clc_device_list *list = NULL;
+    size_t *indices = NULL, count = 0;
+    PyThreadState *ts = PyEval_SaveThread();
+    clc_status st = clc_devices_query(&list);
+    if (st == CLC_SUCCESS) /* the count first: a device may be named any number of times */
+        st = clc_device_select_many(list, selectors, NULL, 0, &count);
+    if (st == CLC_ERROR_SIZE_OVERFLOW) {
+        indices = malloc(count * sizeof *indices);
+        st = indices ? clc_device_select_many(list, selectors, indices, count, &count)
+                     : CLC_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    PyEval_RestoreThread(ts);
+    PyObject *out = st == CLC_SUCCESS                    ? PyTuple_New((Py_ssize_t)count)
+                    : st == CLC_ERROR_OUT_OF_HOST_MEMORY ? PyErr_NoMemory()
+                                                         : raise_status(st);
+    for (size_t i = 0; out && i < count; ++i) {
+        const clc_device_info *d = clc_device_list_get(list, indices[i]);
+        PyObject *index = PyUnicode_FromFormat("%u:%u", d->platform_index, d->device_index);
+        if (!index || PyTuple_SetItem(out, (Py_ssize_t)i, index) != 0)
+            Py_CLEAR(out);
+    }
+    free(indices);
+    clc_device_list_destroy(list);
+    return out;
+}
+
 /* ---- objects holding one library handle (Context, Batch) --------------------------------------
  */
 
@@ -1016,6 +1050,7 @@ static PyType_Spec batch_spec = {"clcompute._clcompute.Batch", sizeof(Handle), 0
 static PyMethodDef module_methods[] = {
     {"devices", devices, METH_NOARGS, "Every OpenCL device: a list of dicts."},
     {"_pinned_live", pinned_live, METH_NOARGS, NULL},
+    {"_select", select_devices, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static int module_exec(PyObject *m)

@@ -257,6 +257,9 @@ def test_pinned_arrays_of_the_many_calls_are_theirs():
     base = live()
     batch, _, _, device, pin = clcompute._batch("all")
     assert clcompute._batch(None)[0] is batch  # None is "all", one batch for both
+    # Spellings of the same devices share the batch (and so its pinned memory).
+    indices = ",".join(d["index"] for d in batch.devices())
+    assert clcompute._batch(indices)[0] is batch and clcompute._batch(" all")[0] is batch
     listed = batch.devices()
     assert device["name"] == listed[pin]["name"]
     assert not device["unified_memory"] or not any(not d["unified_memory"] for d in listed)
