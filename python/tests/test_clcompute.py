@@ -318,6 +318,15 @@ def test_out_is_written_in_place():
     gaps = np.zeros((20, 30, 2), np.uint16)[..., 0]
     assert clcompute.median(d, 3, out=gaps) is gaps
     np.testing.assert_array_equal(gaps, clcompute.median(d, 3))
+    odd = np.zeros(20 * 61 + 1, np.uint8)[1:].view(np.uint16)  # unaligned rows, odd pitch
+    odd = np.lib.stride_tricks.as_strided(odd, (20, 30), (61, 2))
+    assert clcompute.median(d, 3, out=odd) is odd
+    np.testing.assert_array_equal(odd, clcompute.median(d, 3))
+    with pytest.raises(ValueError, match="out may overlap img"):  # refused in any layout
+        clcompute.median(d, 3, out=d[::-1])
+    unaligned = np.zeros(20 * 30 * 4 + 1, np.uint8)[1:].view(np.float32).reshape(20, 30)
+    np.testing.assert_array_equal(clcompute.gray(img, "rgba", dtype=np.float32, out=unaligned),
+                                  clcompute.gray(img, "rgba", dtype=np.float32))
     many = np.zeros((2, 20, 90), np.uint8)[:, :, ::3]
     grays = clcompute.gray_many([img, img[::-1]], order="rgba", out=many)
     assert all(np.shares_memory(g, many[i]) for i, g in enumerate(grays))
