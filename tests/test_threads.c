@@ -133,10 +133,6 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* The first OpenCL calls of the process from eight threads at once, each discovering the devices
- * and making a context: drivers set themselves up on the first query, which PoCL 3.1 did not
- * survive from two threads at once (a crash, or no device) before queries took a lock. Must run
- * before anything else in this process touches OpenCL. */
 /* All threads leave at once, when the last arrives or the gate is opened (a thread not made). A
  * mutex and a condition rather than pthread_barrier_t, which macOS lacks. */
 static struct {
@@ -164,6 +160,40 @@ static void gate_open(void)
     pthread_mutex_unlock(&gate.lock);
 }
 
+/* Runs fn on THREADS workers (each given ctx, which may be NULL), joins every one, and only then
+ * asserts: a failed assertion jumps out of the test, which must not happen while threads still
+ * write into `workers`. A worker that cannot be made opens the gate, so none waits for it. The
+ * calls of all workers together. */
+static int run_workers(void *(*fn)(void *), clc_context *ctx)
+{
+    pthread_t threads[THREADS];
+    worker workers[THREADS];
+    unsigned made = 0;
+    for (; made < THREADS; ++made) {
+        memset(&workers[made], 0, sizeof workers[made]);
+        workers[made].ctx = ctx;
+        workers[made].id = made;
+        if (pthread_create(&threads[made], NULL, fn, &workers[made]) != 0)
+            break;
+    }
+    if (made < THREADS)
+        gate_open();
+    for (unsigned t = 0; t < made; ++t)
+        pthread_join(threads[t], NULL);
+    assert_int_equal(made, THREADS);
+    int calls = 0;
+    for (unsigned t = 0; t < THREADS; ++t) {
+        if (workers[t].failure[0])
+            fail_msg("%s", workers[t].failure);
+        calls += workers[t].calls;
+    }
+    return calls;
+}
+
+/* The first OpenCL calls of the process from eight threads at once, each discovering the devices
+ * and making a context: drivers set themselves up on the first query, which PoCL 3.1 did not
+ * survive from two threads at once (a crash, or no device) before queries took a lock. Must run
+ * before anything else in this process touches OpenCL. */
 static void *first_contexts(void *arg)
 {
     worker *w = arg;
@@ -185,47 +215,12 @@ static void *first_contexts(void *arg)
 static void first_queries_from_eight_threads_at_once(void **state)
 {
     (void)state;
-    pthread_t threads[THREADS];
-    worker workers[THREADS];
-    unsigned made = 0;
-    for (; made < THREADS; ++made) {
-        memset(&workers[made], 0, sizeof workers[made]);
-        workers[made].id = made;
-        if (pthread_create(&threads[made], NULL, first_contexts, &workers[made]) != 0)
-            break;
-    }
-    if (made < THREADS)
-        gate_open();
-    /* Every thread joined before any assertion: a failed one jumps out of this function. */
-    for (unsigned t = 0; t < made; ++t)
-        pthread_join(threads[t], NULL);
-    assert_int_equal(made, THREADS);
-    for (unsigned t = 0; t < THREADS; ++t) {
-        if (workers[t].failure[0])
-            fail_msg("%s", workers[t].failure);
-        assert_int_equal(workers[t].calls, 1);
-    }
+    assert_int_equal(run_workers(first_contexts, NULL), THREADS); /* a gray call each */
 }
 
 static void eight_threads_share_one_context(void **state)
 {
-    clc_context *ctx = *state;
-    pthread_t threads[THREADS];
-    worker workers[THREADS];
-    for (unsigned t = 0; t < THREADS; ++t) {
-        memset(&workers[t], 0, sizeof workers[t]);
-        workers[t].ctx = ctx;
-        workers[t].id = t;
-        assert_int_equal(pthread_create(&threads[t], NULL, work, &workers[t]), 0);
-    }
-    int calls = 0;
-    for (unsigned t = 0; t < THREADS; ++t) {
-        assert_int_equal(pthread_join(threads[t], NULL), 0);
-        if (workers[t].failure[0])
-            fail_msg("%s", workers[t].failure);
-        calls += workers[t].calls;
-    }
-    assert_true(calls >= THREADS * ITERATIONS);
+    assert_true(run_workers(work, *state) >= THREADS * ITERATIONS);
 }
 
 int main(void)
