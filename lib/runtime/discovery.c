@@ -201,27 +201,9 @@ static clc_status add_platform(clc_device_list *list, cl_platform_id platform, u
     return st;
 }
 
-/* The process's one lock beyond the handles' own: drivers set themselves up on the first query
- * of their devices, and PoCL's setup is not safe from two threads at once (PoCL 3.1: a crash, or
- * no device, in nearly every process whose first two queries met). A query is rare and short. */
-static clc_mutex query_lock = CLC_MUTEX_INITIALIZER;
-
-static clc_status query(clc_device_list **out);
-
-clc_status clc_devices_query(clc_device_list **out)
-{
-    if (!out)
-        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_devices_query: list is NULL");
-    *out = NULL;
-    clc_mutex_lock(&query_lock);
-    const clc_status st = query(out);
-    clc_mutex_unlock(&query_lock);
-    return st;
-}
-
+/* clc_devices_query under its lock (*out is NULL on entry). */
 static clc_status query(clc_device_list **out)
 {
-
     cl_uint nplatforms = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplatforms);
     if (err == CLC_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && nplatforms == 0))
@@ -279,6 +261,22 @@ static clc_status query(clc_device_list **out)
 fail:
     free(platforms);
     clc_device_list_destroy(list);
+    return st;
+}
+
+/* The process's one lock beyond the handles' own: drivers set themselves up on the first query
+ * of their devices, and PoCL's setup is not safe from two threads at once (PoCL 3.1: a crash, or
+ * no device, in nearly every process whose first two queries met). A query is rare and short. */
+static clc_mutex query_lock = CLC_MUTEX_INITIALIZER;
+
+clc_status clc_devices_query(clc_device_list **out)
+{
+    if (!out)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_devices_query: list is NULL");
+    *out = NULL;
+    clc_mutex_lock(&query_lock);
+    const clc_status st = query(out);
+    clc_mutex_unlock(&query_lock);
     return st;
 }
 
