@@ -18,6 +18,7 @@ methods. Errors from the library raise `clcompute.Error` with the library's mess
 included) and its `.status`; `clcompute.ArgumentError`, also a ValueError, where the library
 found an argument wrong. docs/python.md has the details.
 """
+import collections
 import inspect
 import math
 import operator
@@ -569,8 +570,9 @@ def empty_pinned(shape, dtype=float, devices=None):
     to the library."""
     if devices is None:
         return default_context().empty_pinned(shape, dtype)
-    batch, _, _, device, index = _batch(devices)
-    return _empty_pinned(lambda bytes: batch._host_alloc(index, bytes), device, shape, dtype)
+    b = _batch(devices)
+    return _empty_pinned(lambda bytes: b.batch._host_alloc(b.pin, bytes), b.pin_device, shape,
+                         dtype)
 
 
 def median(img, ksize=5, out=None):
@@ -613,6 +615,9 @@ for _name in ("gray", "median", "depth_to_points", "sum", "min", "max", "mean",
         "\n\nOn the default context (default_context()).")
 
 
+# A batch of the _many calls: the lock its runs take, its workers (all devices'), and where its
+# pinned memory is (the device's index in the batch and its devices() dict).
+_BatchEntry = collections.namedtuple("_BatchEntry", "batch lock workers pin pin_device")
 _batches = {}  # by the devices' indices ("0:0", ...), in order
 _batch_keys = {}  # each spelling of devices seen: its key in _batches
 _batches_lock = threading.Lock()
@@ -645,7 +650,7 @@ def _batch(devices):
             pin = next((i for i, d in enumerate(listed) if not d["unified_memory"]), 0)
             # RLock: a finaliser or signal handler calling back in on this thread between runs
             # takes its turn instead of deadlocking (during a run the GIL is released).
-            _batches[key] = (batch, threading.RLock(), workers, listed[pin], pin)
+            _batches[key] = _BatchEntry(batch, threading.RLock(), workers, pin, listed[pin])
         return _batches[key]
 
 

@@ -684,20 +684,22 @@ static PyObject *context_host_alloc(PyObject *self, PyObject *args)
  * pinned memory as such, which on a CPU device nothing else shows. */
 int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes);
 
-static PyObject *is_pinned(clc_context *ctx, PyObject *args)
+/* Whether ctx knows view's memory as pinned; releases the view. */
+static PyObject *is_pinned(clc_context *ctx, Py_buffer *view)
 {
-    Py_buffer view;
-    if (!ctx || !PyArg_ParseTuple(args, "y*", &view))
-        return NULL;
-    const int pinned = clc__host_pinned(ctx, view.buf, (size_t)view.len);
-    PyBuffer_Release(&view);
+    const int pinned = clc__host_pinned(ctx, view->buf, (size_t)view->len);
+    PyBuffer_Release(view);
     return PyBool_FromLong(pinned);
 }
 
 /* _is_pinned(buffer) -> whether lane 0 knows the buffer's memory as pinned (tests). */
 static PyObject *context_is_pinned(PyObject *self, PyObject *args)
 {
-    return is_pinned(context_of(self), args);
+    clc_context *ctx = context_of(self);
+    Py_buffer view;
+    if (!ctx || !PyArg_ParseTuple(args, "y*", &view))
+        return NULL;
+    return is_pinned(ctx, &view);
 }
 
 /* How many pinned allocations are alive (for tests: that they are freed). */
@@ -987,42 +989,39 @@ static PyObject *batch_devices(PyObject *self, PyObject *unused)
     return out;
 }
 
-/* The context of the batch device given as args[0] (with the Python error when there is none). */
-static clc_context *batch_device_context(PyObject *self, PyObject *args, Py_ssize_t *bytes,
-                                         Py_buffer *view)
+/* The context of the batch's device `device` (with the Python error when there is none). */
+static clc_context *batch_device_context(PyObject *self, Py_ssize_t device)
 {
     clc_batch *b = batch_of(self);
-    Py_ssize_t device = 0;
-    if (!b || !(bytes ? PyArg_ParseTuple(args, "nn", &device, bytes)
-                      : PyArg_ParseTuple(args, "ny*", &device, view)))
-        return NULL;
-    clc_context *ctx = device >= 0 ? clc_batch_context(b, (size_t)device) : NULL;
-    if (!ctx) {
+    clc_context *ctx = b && device >= 0 ? clc_batch_context(b, (size_t)device) : NULL;
+    if (b && !ctx)
         PyErr_Format(PyExc_IndexError, "the batch has no device %zd", device);
-        if (view)
-            PyBuffer_Release(view);
-    }
     return ctx;
 }
 
 /* _host_alloc(device, bytes) -> HostMemory of that many bytes on that device's first worker. */
 static PyObject *batch_host_alloc(PyObject *self, PyObject *args)
 {
-    Py_ssize_t bytes = 0;
-    clc_context *ctx = batch_device_context(self, args, &bytes, NULL);
+    Py_ssize_t device = 0, bytes = 0;
+    if (!PyArg_ParseTuple(args, "nn", &device, &bytes))
+        return NULL;
+    clc_context *ctx = batch_device_context(self, device);
     return ctx ? host_memory_new(ctx, NULL, self, bytes) : NULL;
 }
 
 /* _is_pinned(device, buffer) -> whether that device's workers know the memory as pinned (tests). */
 static PyObject *batch_is_pinned(PyObject *self, PyObject *args)
 {
+    Py_ssize_t device = 0;
     Py_buffer view;
-    clc_context *ctx = batch_device_context(self, args, NULL, &view);
-    if (!ctx)
+    if (!PyArg_ParseTuple(args, "ny*", &device, &view))
         return NULL;
-    const int pinned = clc__host_pinned(ctx, view.buf, (size_t)view.len);
-    PyBuffer_Release(&view);
-    return PyBool_FromLong(pinned);
+    clc_context *ctx = batch_device_context(self, device);
+    if (!ctx) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    return is_pinned(ctx, &view);
 }
 
 static PyMethodDef batch_methods[] = {

@@ -255,7 +255,7 @@ def test_pinned_arrays_of_the_many_calls_are_theirs():
     a batch, and the other way round. It is freed with its last view, the batch staying."""
     live = clcompute._clcompute._pinned_live
     base = live()
-    batch, _, _, device, pin = clcompute._batch("all")
+    batch, _, _, pin, device = clcompute._batch("all")
     assert clcompute._batch(None)[0] is batch  # None is "all", one batch for both
     # Spellings of the same devices share the batch (and so its pinned memory).
     indices = ",".join(d["index"] for d in batch.devices())
