@@ -9,7 +9,8 @@ vendor, CPUs through PoCL).
 
 Arrays that are C-contiguous with the right dtype (image rows may also be a row slice of a larger
 array: their stride becomes the pitch) are passed to the library without a copy; any other array
-is copied once (`copies()` counts those copies). Tensors of other libraries (PyTorch, CuPy, JAX)
+is copied once (`copies()` counts those copies, and those of image `out=` arrays written through
+a new array). Tensors of other libraries (PyTorch, CuPy, JAX)
 in host memory are read in place through DLPack; tensors in GPU memory are refused. Calls
 release the GIL while the device works.
 Every function runs on a default context (made on first use from CLCOMPUTE_DEVICE, else the
@@ -59,9 +60,10 @@ _copies_lock = threading.Lock()
 
 
 def copies():
-    """How many inputs this process has copied because they were not arrays (lists, buffers) or
-    their layout or byte order was not one the library takes as it is (C-contiguous rows of
-    native-order values)."""
+    """How many arrays this process has copied because the library could not take them as they
+    were: inputs that were not arrays (lists, buffers) or whose layout or byte order was not one
+    the library reads (C-contiguous rows of native-order values), and image `out=` arrays the
+    library could not write (rows not packed, or not aligned), written through a new array."""
     return _copies
 
 
@@ -242,8 +244,11 @@ def _writable(result):
 
 def _written(result, written):
     """result, holding what the library wrote into `written` (_writable's)."""
+    global _copies
     if written is not result:
         result[...] = written
+        with _copies_lock:
+            _copies += 1
     return result
 
 

@@ -312,8 +312,14 @@ def test_out_is_written_in_place():
     want = opencv_gray(img, "rgba")
     for wide in (np.zeros((20, 60), np.uint8)[:, ::2], np.zeros((20, 30), np.uint8)[::-1],
                  np.zeros((30, 20), np.uint8).T):
+        before = clcompute.copies()
         assert clcompute.gray(img, order="rgba", out=wide) is wide
         np.testing.assert_array_equal(wide, want)
+        assert clcompute.copies() == before + 1  # written through a new array
+    rows = np.zeros((20, 40), np.uint8)[:, 5:35]  # packed rows at a pitch: written directly
+    before = clcompute.copies()
+    assert clcompute.gray(img, order="rgba", out=rows) is rows and clcompute.copies() == before
+    np.testing.assert_array_equal(rows, want)
     d = rng.integers(0, 1000, (20, 30), dtype=np.uint16)
     gaps = np.zeros((20, 30, 2), np.uint16)[..., 0]
     assert clcompute.median(d, 3, out=gaps) is gaps
