@@ -56,10 +56,15 @@ typedef struct {
             stride, raw_limit, has_color, inv_scale, trunc, inv_fx, inv_fy, cx, cy                 \
     }
 
+/* Whether raw u16 samples are valid: not 0 and below the truncation's raw limit. One rule for a
+ * scalar (1 if valid) and a vector (-1 a valid lane), in integer compares, which answer alike in
+ * vectors and scalars on every device. */
+#define RAW_VALID(raw, limit) (((raw) != 0u) & ((raw) < (limit)))
+
 /* The depth of a raw u16 sample in metres, and whether it is valid. */
 inline float depth_of_raw(const frame_t *fr, const uint raw, int *valid)
 {
-    *valid = raw != 0 && raw < fr->raw_limit;
+    *valid = RAW_VALID(raw, fr->raw_limit);
     return (float)raw * fr->inv_scale;
 }
 
@@ -118,7 +123,7 @@ inline int16 block_at(const frame_t *fr, const uint j, const uint k, float16 *x,
     const __global uchar *row = fr->depth + (ulong)j * fr->depth_pitch;
 #ifdef DEPTH_U16
     const uint16 raw = convert_uint16(vload16(0, (const __global ushort *)row + k));
-    const int16 ok = (raw != (uint16)0) & (raw < (uint16)fr->raw_limit);
+    const int16 ok = RAW_VALID(raw, fr->raw_limit);
     *z = convert_float16(raw) * fr->inv_scale;
 #else
     *z = vload16(0, (const __global float *)row + k);
@@ -220,11 +225,10 @@ inline void advance(uint *k, uint *j, const uint step, const uint sw)
 #ifdef DEPTH_U16
 typedef ushort depth_t;
 
-/* Valid samples among run[VEC * i, +VEC), by the rule of sample() (integer compares: the same
- * answer in vectors and scalars on every device; float depth is left to sample(), since a vector
- * unit may flush denormals where the scalar one does not). `wide` (a constant at each call): the
- * run starts on a 16-byte boundary, so a chunk is read as one uint4, two samples a word (which is
- * which, the device's byte order, does not matter to a count). vload8 promises only a sample's
+/* Valid samples among run[VEC * i, +VEC), by RAW_VALID (float depth is left to sample(), since a
+ * vector unit may flush denormals where the scalar one does not). `wide` (a constant at each call):
+ * the run starts on a 16-byte boundary, so a chunk is read as one uint4, two samples a word (which
+ * is which, the device's byte order, does not matter to a count). vload8 promises only a sample's
  * alignment, and NVIDIA's compiler makes it eight 2-byte loads; with the count's work-groups
  * taking 4 tiles, the 16-byte loads took the count of 64 VGA frames from 0.0266 to 0.0253-0.0256
  * ms on an H100 (docs/perf/nvidia-session12.md). */
@@ -233,13 +237,13 @@ inline uint valid_in_chunk(const frame_t *fr, const __global depth_t *run, const
 {
     if (wide) {
         const uint4 w = ((const __global uint4 *)run)[i];
-        const uint4 lo = w & (uint4)0xffffu, hi = w >> (uint4)16, limit = (uint4)fr->raw_limit;
-        const int4 ok = ((lo != (uint4)0) & (lo < limit)) + ((hi != (uint4)0) & (hi < limit));
+        const uint4 lo = w & (uint4)0xffffu, hi = w >> (uint4)16;
+        const int4 ok = RAW_VALID(lo, fr->raw_limit) + RAW_VALID(hi, fr->raw_limit);
         const int2 s2 = ok.lo + ok.hi;
         return (uint) - (s2.x + s2.y);
     }
     const uint8 raw = convert_uint8(vload8(i, run));
-    const int8 ok = (raw != (uint8)0) & (raw < (uint8)fr->raw_limit);
+    const int8 ok = RAW_VALID(raw, fr->raw_limit);
     const int4 s4 = ok.lo + ok.hi;
     const int2 s2 = s4.lo + s4.hi;
     return (uint) - (s2.x + s2.y);
@@ -334,15 +338,15 @@ __kernel void cloud_count(FRAME_PARAMS, __global uint *restrict counts, const ui
         for (uint j = j0; j < j1; ++j) {
             uint k = 0;
 #ifdef DEPTH_U16
-            /* u16 rows at stride 1: 16 samples a vector, by valid_in_chunk's integer compares
-             * (float depth stays with sample()'s scalar ones, as everywhere in the count). */
+            /* u16 rows at stride 1: 16 samples a vector, by RAW_VALID (float depth stays with
+             * sample()'s scalar compares, as everywhere in the count). */
             if (stride == 1) {
                 const __global ushort *row =
                     (const __global ushort *)(fr.depth + (ulong)j * depth_pitch);
                 int16 ok = (int16)0; /* -1 a valid sample */
                 for (; k + 16 <= sw; k += 16) {
                     const uint16 raw = convert_uint16(vload16(0, row + k));
-                    ok += (raw != (uint16)0) & (raw < (uint16)raw_limit);
+                    ok += RAW_VALID(raw, raw_limit);
                 }
                 const int8 s8 = ok.lo + ok.hi;
                 const int4 s4 = s8.lo + s8.hi;
