@@ -3,9 +3,15 @@
  *   gray_file IN.ppm OUT.pgm [SELECTOR]
  *
  * The library never touches files; this example reads and writes the simplest image format by
- * hand (the clcompute tool does PNG, JPEG and more with libspng and libjpeg-turbo). */
+ * hand (the clcompute tool does PNG, JPEG and more with libspng and libjpeg-turbo). The PGM is
+ * written beside OUT and renamed over it, so it appears whole or not at all, and never over IN.
+ * Files through POSIX (stat, mkstemp). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <clcompute/clcompute.h>
 
@@ -49,15 +55,63 @@ static unsigned char *read_ppm(const char *path, size_t *w, size_t *h)
     return rgb;
 }
 
+/* Whether two paths name one file, under any of its names (./x, a link, a hard link). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Where `path` writes: itself, or the file a link leads to; NULL after a message for a folder, a
+ * device or a FIFO (the rename would put a plain file in its place) or a link to nothing. */
+static char *output_target(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return strdup(path);
+    const int found = stat(path, &st) == 0;
+    if (!found || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "gray_file: cannot write %s: %s\n", path,
+                found ? "it exists and is not a regular file" : "a link that leads to no file");
+        return NULL;
+    }
+    char *target = realpath(path, NULL);
+    if (!target)
+        perror(path);
+    return target;
+}
+
+/* The PGM written to a new file beside `path`'s target, then renamed over it: a failed write (a
+ * full disk) leaves no partial file and an existing one as it was. */
 static int write_pgm(const char *path, const unsigned char *gray, size_t w, size_t h)
 {
-    FILE *out = fopen(path, "wb");
+    char *target = output_target(path);
+    if (!target)
+        return -1;
+    char *tmp = malloc(strlen(target) + sizeof ".XXXXXX");
+    int fd = -1;
+    if (tmp) {
+        strcpy(tmp, target);
+        strcat(tmp, ".XXXXXX");
+        fd = mkstemp(tmp);
+    }
+    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
     int failed = !out || fprintf(out, "P5\n%zu %zu\n255\n", w, h) < 0 ||
                  fwrite(gray, 1, w * h, out) != w * h;
-    if (out && fclose(out) != 0)
+    if (out ? fclose(out) != 0 : fd >= 0 && close(fd) != 0)
+        failed = 1;
+    /* mkstemp makes the file 0600; the PGM gets what fopen would have given it. */
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (!failed && (chmod(tmp, 0666 & ~mask) != 0 || rename(tmp, target) != 0))
         failed = 1;
     if (failed)
         perror(path);
+    if (failed && fd >= 0)
+        remove(tmp);
+    free(tmp);
+    free(target);
     return failed ? -1 : 0;
 }
 
@@ -65,6 +119,10 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: gray_file IN.ppm OUT.pgm [SELECTOR]\n");
+        return 2;
+    }
+    if (same_file(argv[1], argv[2])) {
+        fprintf(stderr, "gray_file: %s is the input itself, which would be lost\n", argv[2]);
         return 2;
     }
     size_t w = 0, h = 0;

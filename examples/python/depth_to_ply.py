@@ -38,9 +38,10 @@ def fail(message):
     raise SystemExit(f"{NAME}: {message}")
 
 
-def output_target(path):
+def output_target(path, source):
     """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
-    makes the write whole would put a plain file in its place)."""
+    makes the write whole would put a plain file in its place), nor over `source`, the input,
+    under any of its names (./x, a link, a hard link)."""
     if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
         fail(f"cannot write {path}: a folder's name, not a file's")
     target = os.path.realpath(path)
@@ -48,10 +49,14 @@ def output_target(path):
         fail(f"cannot write {path}: a symbolic link that leads to no file")
     if os.path.exists(target) and not os.path.isfile(target):
         fail(f"cannot write {path}: it exists and is not a regular file")
+    if os.path.exists(target) and os.path.exists(source) and os.path.samefile(source, target):
+        fail(f"cannot write {path}: it is the input itself, which would be lost")
     return target
 
 
-target = output_target(a.ply)
+target = output_target(a.ply, a.depth)
+if os.path.splitext(a.ply)[1].lower() != ".ply":
+    fail(f"cannot write {a.ply}: this example writes PLY files only (name it .ply)")
 
 
 if not os.path.isfile(a.depth):

@@ -3,7 +3,9 @@
 OpenCV writes it; the result is cv2.cvtColor's, pixel for pixel.
 
 Needs OpenCV (pip install opencv-python-headless). The output's extension picks its format
-(.png, .jpg, .tif, ...); it appears whole or not at all.
+(.png, .jpg, .tif, ...); it appears whole or not at all, and never over the photo. A truncated
+JPEG is read as cv2.imread reads it, the missing rows gray, with libjpeg's warning printed; the
+clcompute tool refuses it.
 
     python gray_photo.py photo.jpg gray.png [DEVICE]"""
 import argparse
@@ -30,9 +32,10 @@ def fail(message):
     raise SystemExit(f"{NAME}: {message}")
 
 
-def output_target(path):
+def output_target(path, source):
     """Where `path` writes: through a link, never over a folder, FIFO or device (the rename that
-    makes the write whole would put a plain file in its place)."""
+    makes the write whole would put a plain file in its place), nor over `source`, the input,
+    under any of its names (./x, a link, a hard link)."""
     if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
         fail(f"cannot write {path}: a folder's name, not a file's")
     target = os.path.realpath(path)
@@ -40,10 +43,12 @@ def output_target(path):
         fail(f"cannot write {path}: a symbolic link that leads to no file")
     if os.path.exists(target) and not os.path.isfile(target):
         fail(f"cannot write {path}: it exists and is not a regular file")
+    if os.path.exists(target) and os.path.exists(source) and os.path.samefile(source, target):
+        fail(f"cannot write {path}: it is the input itself, which would be lost")
     return target
 
 
-target = output_target(a.gray)
+target = output_target(a.gray, a.photo)
 
 
 os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")  # its own warnings beside ours: only ours

@@ -894,6 +894,15 @@ def test_the_examples_run(tmp_path):
         assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "Traceback" not in r.stderr
     assert sorted(p.name for p in tmp_path.glob("*.ply")) == ["folder.ply", "n.ply"]
+    # The input under another name as the output, and a format it does not write: refused, the
+    # input as it was.
+    (tmp_path / "same.npy").symlink_to(tmp_path / "depth.npy")
+    saved = (tmp_path / "depth.npy").read_bytes()
+    for out, says in (("same.npy", "the input itself"), ("c.xyz", "PLY files only")):
+        r = run(ex / "depth_to_ply.py", tmp_path / "depth.npy", tmp_path / out, "--fx", 50,
+                "--fy", 50, "--cx", 32, "--cy", 24)
+        assert r.returncode == 1 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert (tmp_path / "depth.npy").read_bytes() == saved and not (tmp_path / "c.xyz").exists()
     try:
         import cv2
     except ImportError:
@@ -906,3 +915,7 @@ def test_the_examples_run(tmp_path):
         cv2.imwrite(str(tmp_path / "p.jpg"), rng.integers(0, 256, (40, 60, 3), dtype=np.uint8))
         r = run(ex / "gray_photo.py", tmp_path / "p.jpg", tmp_path / "g.png")
         assert r.returncode == 0 and (tmp_path / "g.png").exists(), r.stderr
+        saved = (tmp_path / "p.jpg").read_bytes()
+        r = run(ex / "gray_photo.py", tmp_path / "p.jpg", tmp_path / ".." / tmp_path.name / "p.jpg")
+        assert r.returncode == 1 and "the input itself" in r.stderr, r.stderr
+        assert (tmp_path / "p.jpg").read_bytes() == saved
