@@ -93,13 +93,15 @@ def _whole(name, value, lo, hi):
 
 def _real(name, value):
     """value as a float: TypeError naming the parameter for anything that is not a real number
-    (a string such as "1" is not taken)."""
+    (a string such as "1" is not taken), ValueError for an integer too large for a float."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a real number, not {value!r}")
     try:
         return float(value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a real number, not {value!r}") from None
+    except OverflowError:  # an integer past float's range, such as 10**400
+        raise ValueError(f"{name} is too large to be a float") from None
 
 
 def _flag(name, value):
@@ -517,19 +519,28 @@ def _float_warning(result, flat):
     if mode in ("print", "log"):  # numpy prints on stderr
         (sys.stderr if mode == "print" else np.geterrcall()).write(f"Warning: {message}\n")
         return
-    # Said at the caller's line: the first frame outside this file (module function or method).
-    level, frame = 1, sys._getframe(0)
+    warnings.warn(message, RuntimeWarning, stacklevel=_caller_level())
+
+
+def _caller_level():
+    """The stacklevel of warnings.warn, called from this file, that names the caller's line: the
+    first frame outside this file (module function or method), as numpy's warnings do."""
+    level, frame = 1, sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, RuntimeWarning, stacklevel=level)
+    return level
 
 
 def _empty_reduction(op, dtype):
-    """What numpy does with an empty array: a zero sum, a NaN mean (with its warning), errors."""
+    """What numpy does with an empty array: a zero sum, a NaN mean (with its warnings), errors."""
     if op == "sum":
         return np.zeros(1, dtype).sum()
     if op == "mean":
-        return np.zeros(0, dtype).mean()
+        # numpy's two warnings: "Mean of empty slice" at the caller's line, then the 0 / 0 as
+        # np.errstate says; the NaN in numpy's result type (float64 for integers and bool).
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=_caller_level())
+        result = np.dtype(dtype if dtype.kind == "f" else np.float64).type
+        return result(np.divide(np.float32(0) if dtype == np.float16 else result(0), 0))
     if op in ("min", "max"):
         raise ValueError(f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'} which has no identity")
     raise ValueError(f"attempt to get {op} of an empty sequence")

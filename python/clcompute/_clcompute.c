@@ -835,7 +835,8 @@ static size_t frames_of(const item *it)
 }
 
 /* Runs the items; for a failure raises naming the first failed item by its place among the
- * frames (an item of gray, or a cloud item that is one frame, is one). */
+ * frames (an item of gray, or a cloud item that is one frame, is one), or saying "all" when
+ * every item failed alike (an argument of the whole call, such as fx=0). */
 static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
 {
     clc_status *statuses = PyMem_Calloc(n ? n : 1, sizeof *statuses);
@@ -860,7 +861,11 @@ static int run_items(clc_batch *b, item *items, size_t n, clc_batch_job job)
             frames += frames_of(&items[i]);
         }
         const size_t span = bad < n ? frames_of(&items[bad]) : 1;
+        int alike = bad == 0 && n > 1 && items[0].error[0];
+        for (size_t i = 1; alike && i < n; ++i)
+            alike = statuses[i] == first && strcmp(items[i].error, items[0].error) == 0;
         PyObject *text = bad == n   ? PyUnicode_FromString(why) /* the run itself failed */
+                         : alike    ? PyUnicode_FromFormat("all %zu items: %s", frames, why)
                          : span > 1 ? PyUnicode_FromFormat("items %zu-%zu of %zu: %s", at,
                                                            at + span - 1, frames, why)
                                     : PyUnicode_FromFormat("item %zu of %zu: %s", at, frames, why);

@@ -110,7 +110,7 @@ def test_a_wrong_value_the_library_finds_is_a_value_error():
         clcompute.depth_to_points(d, 0.0, 500, 2, 2)
     assert isinstance(e.value, clcompute.ArgumentError) and isinstance(e.value, clcompute.Error)
     assert e.value.status_name == "CLC_ERROR_INVALID_ARGUMENT"
-    with pytest.raises(ValueError, match="item 0 of 2: .*fx=nan"):
+    with pytest.raises(ValueError, match="all 2 items: .*fx=nan"):
         clcompute.depth_to_points_many([d, d.copy()], math.nan, 500, 2, 2)
     with pytest.raises(clcompute.Error) as e:
         clcompute.Context("no-such-device")
@@ -356,6 +356,10 @@ def test_out_and_numbers_are_checked_with_their_names():
         clcompute.depth_to_points(d, "525", 525, 15, 10)
     with pytest.raises(TypeError, match="depth_scale must be a real number"):
         clcompute.depth_to_points(d, 525, 525, 15, 10, depth_scale="x")
+    with pytest.raises(ValueError, match="fx is too large to be a float"):
+        clcompute.depth_to_points(d, 10**400, 525, 15, 10)
+    with pytest.raises(ValueError, match="depth_trunc is too large to be a float"):
+        clcompute.depth_to_points_many([d], 525, 525, 15, 10, depth_trunc=-10**400)
     with pytest.raises(TypeError, match="organized must be True or False"):
         clcompute.depth_to_points(d, 525, 525, 15, 10, organized="no")
     with pytest.raises(TypeError, match="organized must be True or False"):
@@ -458,8 +462,10 @@ def test_float_warnings_are_numpys(op):
 
 
 def test_a_failed_batch_item_says_why():
+    """An argument of the whole call fails every item alike: the message says all, not the
+    first item as if the others had converted."""
     d = np.full((4, 4), 1000, np.uint16)
-    with pytest.raises(clcompute.Error, match="item 0 of 2: .*fx=nan"):
+    with pytest.raises(clcompute.Error, match="all 2 items: .*fx=nan"):
         clcompute.depth_to_points_many([d, d], math.nan, 500, 2, 2)
 
 
@@ -600,6 +606,13 @@ def test_reduction_edges_follow_numpy():
     assert np.isnan(clcompute.max(np.array([1, np.nan, 3], np.float32)))
     assert clcompute.argmin(np.array([3, np.nan, np.nan], np.float64)) == 1
     assert clcompute.sum(np.zeros(0, np.float32)) == 0 and clcompute.sum([]) == 0
+    for dtype in (np.float32, np.float16, np.int64, np.bool_):  # numpy's NaN and warnings
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            got, want = clcompute.mean(np.zeros(0, dtype)), np.zeros(0, dtype).mean()
+        assert np.isnan(got) and got.dtype == want.dtype
+        assert [str(w.message) for w in said][::2] == ["Mean of empty slice"] * 2
+        assert said[0].filename == said[2].filename == __file__  # at the caller's line
     with pytest.raises(ValueError):
         clcompute.max(np.zeros(0, np.int32))
     with pytest.raises(ValueError):
@@ -836,10 +849,10 @@ def test_unaligned_arrays_are_copied():
 
 def test_a_failed_group_of_frames_names_its_frames():
     d = np.full((400, 4, 4), 1000, np.uint16)  # groups of 2 or more up to 100 workers
-    with pytest.raises(ValueError, match=r"items 0-\d+ of 400: .*fx=nan"):
+    with pytest.raises(ValueError, match=r"all 400 items: .*fx=nan"):  # frames, not groups
         clcompute.depth_to_points_many(d, math.nan, 500, 2, 2)
     # Frames apart (a[::2]) go one by one: a group would carry the frames between them too.
-    with pytest.raises(ValueError, match=r"item 0 of 200: .*fx=nan"):
+    with pytest.raises(ValueError, match=r"all 200 items: .*fx=nan"):
         clcompute.depth_to_points_many(d[::2], math.nan, 500, 2, 2)
     with pytest.raises(TypeError, match="masked arrays are not supported"):
         clcompute.depth_to_points_many(np.ma.masked_equal(d, 1000), 500, 500, 2, 2)
