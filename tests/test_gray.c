@@ -352,10 +352,13 @@ static void argument_errors_are_refused_and_nothing_is_written(void **state)
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(NULL, &rgb, in, &gray, out, NULL));
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, NULL, in, &gray, out, NULL));
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, &rgb, NULL, &gray, out, NULL));
+    assert_non_null(strstr(clc_last_error(), "src_data is NULL"));
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, &rgb, in, &gray, NULL, NULL));
+    assert_non_null(strstr(clc_last_error(), "dst_data is NULL"));
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, &rgb, in, NULL, out, NULL));
     bad = rgb, bad.width = 0;
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, &bad, in, &gray, out, NULL));
+    assert_non_null(strstr(clc_last_error(), "source: image size 0 x")); /* not a mismatch */
     bad = rgb, bad.height = 0;
     REFUSED(CLC_ERROR_INVALID_ARGUMENT, clc_gray(ctx, &bad, in, &gray, out, NULL));
     bad = rgb, bad.pitch = 23; /* one row is 24 bytes */

@@ -133,7 +133,8 @@ static void malformed_headers_are_refused(void **state)
     refused("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 16, "holds 16 bytes");
     refused("{'descr': '|i2', 'fortran_order': False, 'shape': (3,), }", 6, "byte order");
     refused("{'descr': '|f4', 'fortran_order': False, 'shape': (3,), }", 12, "byte order");
-    refused("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12, "descr");
+    refused("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12,
+            "structured dtypes");
     refused("{'fortran_order': False, 'shape': (3,), }", 12, "no 'descr'");
     refused("{'descr': '<f4', 'shape': (3,), }", 12, "no 'fortran_order'");
     refused("{'descr': '<f4', 'fortran_order': False, }", 12, "no 'shape'");

@@ -93,12 +93,15 @@ static int option(cli_args *a, void *arg)
     median_job *job = arg;
     if (!cli_is(a, "--ksize"))
         return 0;
-    if (cli_whole(a, 1, 255, &job->ksize) != 0)
+    const char *text = cli_value(a);
+    if (!text)
         return -1;
-    if (job->ksize != 3 && job->ksize != 5) {
-        cli_error("--ksize %u: the sizes are 3 and 5 (OpenCV's for every depth)", job->ksize);
+    /* One message for every other value, negative and non-numbers included. */
+    if (strcmp(text, "3") != 0 && strcmp(text, "5") != 0) {
+        cli_error("option --ksize takes 3 or 5 (OpenCV's sizes for every depth), not '%s'", text);
         return -1;
     }
+    job->ksize = (unsigned)(text[0] - '0');
     return 1;
 }
 

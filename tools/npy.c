@@ -194,6 +194,9 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
         const char *e = value_end(v, end);
         if (!e)
             FAIL("the value of '%s' in the .npy header is not closed", keys[k]);
+        if (k == 0 && v < end && *v == '[')
+            FAIL("structured dtypes (records) are not supported; save one field, "
+                 "np.save(path, a['name'])");
         if (k == 0) {
             if (parse_descr(v, e, &info->type, error, error_size) != 0)
                 return -1;

@@ -32,6 +32,13 @@ static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const c
     if (dst->format != CLC_PIXEL_GRAY8 && dst->format != CLC_PIXEL_GRAY_F32)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "gray: destination format %d is not GRAY8 or GRAY_F32", (int)dst->format);
+    /* Each image on its own first, so that an empty one is called empty, not a mismatch. */
+    clc_status st = clc_image_span(src, &plan->src_bytes);
+    if (st != CLC_SUCCESS)
+        return clc__fail(ctx, st, "gray: source: %s", clc__last_detail());
+    st = clc_image_span(dst, &plan->dst_bytes);
+    if (st != CLC_SUCCESS)
+        return clc__fail(ctx, st, "gray: destination: %s", clc__last_detail());
     if (src->width != dst->width || src->height != dst->height)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "gray: source is %zu x %zu but destination is %zu x %zu", src->width,
@@ -39,11 +46,6 @@ static clc_status plan_gray(clc_context *ctx, const clc_image_desc *src, const c
     clc_gray_weights weights = options ? options->weights : CLC_GRAY_BT601;
     if (weights != CLC_GRAY_BT601 && weights != CLC_GRAY_BT709)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "gray: unknown weights %d", (int)weights);
-    clc_status st = clc_image_span(src, &plan->src_bytes);
-    if (st == CLC_SUCCESS)
-        st = clc_image_span(dst, &plan->dst_bytes);
-    if (st != CLC_SUCCESS)
-        return clc__fail(ctx, st, "gray: %s", clc__last_detail());
     if (src->width > UINT32_MAX || src->height > UINT32_MAX)
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "gray: %zu x %zu exceeds 2^32 - 1 a side",
                          src->width, src->height);
@@ -305,7 +307,8 @@ clc_status clc_gray(clc_context *ctx, const clc_image_desc *src, const void *src
     if (!ctx)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: ctx is NULL");
     if (!src_data || !dst_data)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: image data is NULL");
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "clc_gray: %s is NULL",
+                         src_data ? "dst_data" : "src_data");
     gray_plan plan;
     clc_status st = plan_gray(ctx, src, dst, options, &plan);
     if (st != CLC_SUCCESS)

@@ -28,6 +28,10 @@ static clc_status plan_median(clc_context *ctx, const char *what, const clc_imag
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "%s: format %d is not GRAY8, DEPTH_U16, GRAY_F32 or DEPTH_F32", what,
                          (int)src->format);
+    /* Each image on its own first, so that an empty one is called empty, not a mismatch. */
+    clc_status st = clc_image_span(src, &plan->src_bytes);
+    if (st != CLC_SUCCESS)
+        return clc__fail(ctx, st, "%s: source: %s", what, clc__last_detail());
     if (dst->format != src->format || dst->width != src->width || dst->height != src->height)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "%s: the destination (format %d, %zu x %zu) differs from the source "
@@ -39,11 +43,9 @@ static clc_status plan_median(clc_context *ctx, const char *what, const clc_imag
                          "%s: window size %u; 3 and 5 are supported (OpenCV's sizes for every "
                          "depth)",
                          what, ksize);
-    clc_status st = clc_image_span(src, &plan->src_bytes);
-    if (st == CLC_SUCCESS)
-        st = clc_image_span(dst, &plan->dst_bytes);
+    st = clc_image_span(dst, &plan->dst_bytes);
     if (st != CLC_SUCCESS)
-        return clc__fail(ctx, st, "%s: %s", what, clc__last_detail());
+        return clc__fail(ctx, st, "%s: destination: %s", what, clc__last_detail());
     if (src->width > INT_MAX || src->height > INT_MAX)
         return clc__fail(ctx, CLC_ERROR_SIZE_OVERFLOW, "%s: %zu x %zu exceeds 2^31 - 1 a side",
                          what, src->width, src->height);
@@ -147,7 +149,8 @@ clc_status clc_median(clc_context *ctx, const clc_image_desc *src, const void *s
     if (!ctx)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", what);
     if (!src_data || !dst_data)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: image data is NULL", what);
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                         src_data ? "dst_data" : "src_data");
     median_plan plan;
     clc_status st = plan_median(ctx, what, src, dst, ksize, &plan);
     if (st != CLC_SUCCESS)
