@@ -376,6 +376,31 @@ static int decode_jpeg(scratch *s, int slot, const char *path, const unsigned ch
     return orient(s, slot, out, exif_orientation(data, size));
 }
 
+/* A 16-bit image (samples in host byte order) made 8-bit in place as OpenCV's imread makes it
+ * for an 8-bit result: each sample's high byte (v >> 8, whatever a PGM/PPM's maxval), alpha
+ * dropped; gray stays gray unless `want` is 3 (RGB), and gray + alpha stays two channels, as the
+ * 8-bit decoders leave them. The buffer must hold the result: gray to RGB grows it (3 bytes a
+ * pixel from 2), and is then done from the last pixel back so that no write lands on a sample
+ * not yet read; every other result is no larger than its input and is done from the first. */
+static void narrow(img *im, int want)
+{
+    const uint16_t *in = (const uint16_t *)(void *)im->pixels;
+    const size_t from = (size_t)im->channels;
+    const size_t to = want == 3 ? 3 : from == 4 ? 3 : from;
+    const size_t count = (size_t)im->width * (size_t)im->height;
+    const int back = to > 2 * from;
+    for (size_t n = 0; n < count; ++n) {
+        const size_t i = back ? count - 1 - n : n;
+        uint16_t v[3];
+        for (size_t c = 0; c < to; ++c)
+            v[c] = in[i * from + (from < 3 && to == 3 ? 0 : c)];
+        for (size_t c = 0; c < to; ++c)
+            im->pixels[i * to + c] = (unsigned char)(v[c] >> 8);
+    }
+    im->channels = (int)to;
+    im->bits = 8;
+}
+
 static int decode_png(scratch *s, int slot, const char *path, const unsigned char *data,
                       size_t size, int want, int allow16, img *out)
 {
@@ -395,19 +420,16 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
     const int wide = ihdr.bit_depth == 16;
     const int gray = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
                      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
-    if (wide && !allow16) {
-        cli_error("'%s' has 16-bit channels; an 8-bit image is needed here", path);
-        goto done;
-    }
     /* What OpenCV's imread gives, alpha aside: gray stays gray (alpha dropped), anything else
-     * becomes RGB (palettes expanded, alpha dropped); 16-bit stays 16-bit (depth images). */
+     * becomes RGB (palettes expanded, alpha dropped); 16-bit stays 16-bit with allow16 (depth
+     * images), else is decoded as it is and narrowed below as imread narrows it. */
     int fmt, channels;
-    if (want == 3) {
-        fmt = SPNG_FMT_RGB8, channels = 3;
-    } else if (wide) {
+    if (wide) {
         fmt = SPNG_FMT_PNG;
         channels = gray ? (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ? 1 : 2)
                         : (ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR ? 3 : 4);
+    } else if (want == 3) {
+        fmt = SPNG_FMT_RGB8, channels = 3;
     } else if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE) {
         /* G8 expands 1, 2 and 4-bit gray; 8-bit gray is the file's own format. */
         fmt = ihdr.bit_depth < 8 ? SPNG_FMT_G8 : SPNG_FMT_PNG, channels = 1;
@@ -423,7 +445,11 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         cli_error("'%s': libspng cannot decode this PNG as needed (%s)", path, spng_strerror(err));
         goto done;
     }
-    unsigned char *pixels = grow(&s->slots[slot], bytes);
+    /* 16-bit gray narrowed to RGB takes 3 bytes a pixel where it was decoded in 2. */
+    const size_t room = wide && !allow16 && want == 3 && channels == 1
+                            ? (size_t)ihdr.width * ihdr.height * 3
+                            : bytes;
+    unsigned char *pixels = grow(&s->slots[slot], room > bytes ? room : bytes);
     if (!pixels) {
         cli_error("out of memory for %u x %u pixels", ihdr.width, ihdr.height);
         goto done;
@@ -434,6 +460,8 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         goto done;
     }
     *out = (img){pixels, (int)ihdr.width, (int)ihdr.height, channels, wide ? 16 : 8};
+    if (wide && !allow16)
+        narrow(out, want);
     rc = 0;
 done:
     spng_ctx_free(ctx);
@@ -480,11 +508,8 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         return -1;
     }
     ++p; /* the single whitespace byte after maxval */
-    const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255;
-    if (wide && !allow16) {
-        cli_error("'%s' has 16-bit channels; an 8-bit image is needed here", path);
-        return -1;
-    }
+    /* 16-bit samples without allow16 are narrowed as OpenCV's imread narrows them: v >> 8. */
+    const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255, shift = wide && !allow16 ? 8 : 0;
     const size_t sample = wide ? 2 : 1;
     if (too_large(path, w, h, (size_t)channels * sample))
         return -1;
@@ -495,7 +520,8 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         return -1;
     }
     const int out_channels = want == 3 ? 3 : channels;
-    unsigned char *pixels = grow(&s->slots[slot], (size_t)w * h * (size_t)out_channels * sample);
+    unsigned char *pixels =
+        grow(&s->slots[slot], (size_t)w * h * (size_t)out_channels * (shift ? 1 : sample));
     if (!pixels) {
         cli_error("out of memory for %lu x %lu pixels", w, h);
         return -1;
@@ -510,17 +536,17 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
                       maxval);
             return -1;
         }
-        if (wide) {
+        if (wide && !shift) {
             ((uint16_t *)(void *)pixels)[i] = (uint16_t)v;
         } else {
-            const unsigned char c = (unsigned char)v;
+            const unsigned char c = (unsigned char)(v >> shift);
             if (out_channels == channels)
                 pixels[i] = c;
             else
                 pixels[3 * i] = pixels[3 * i + 1] = pixels[3 * i + 2] = c;
         }
     }
-    *out = (img){pixels, (int)w, (int)h, out_channels, wide ? 16 : 8};
+    *out = (img){pixels, (int)w, (int)h, out_channels, wide && !shift ? 16 : 8};
     return 0;
 }
 
