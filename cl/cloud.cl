@@ -56,9 +56,10 @@ typedef struct {
             stride, raw_limit, has_color, inv_scale, trunc, inv_fx, inv_fy, cx, cy                 \
     }
 
-/* Whether raw u16 samples are valid: not 0 and below the truncation's raw limit. One rule for a
- * scalar (1 if valid) and a vector (-1 a valid lane), in integer compares, which answer alike in
- * vectors and scalars on every device. */
+/* Whether raw u16 samples, widened to uint or uintN, are valid: not 0 and below the truncation's
+ * raw limit. One rule for a scalar (1 if valid) and a vector (-1 a valid lane), in integer
+ * compares, which answer alike in vectors and scalars on every device. (A ushortN would not do:
+ * OpenCL C 2.0 refuses a scalar of higher rank than the vector's elements, such as 0u.) */
 #define RAW_VALID(raw, limit) (((raw) != 0u) & ((raw) < (limit)))
 
 /* The depth of a raw u16 sample in metres, and whether it is valid. */

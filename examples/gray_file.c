@@ -68,8 +68,12 @@ static int same_file(const char *a, const char *b)
 static char *output_target(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
-        return strdup(path);
+    if (lstat(path, &st) != 0) {
+        char *copy = strdup(path);
+        if (!copy)
+            fprintf(stderr, "gray_file: out of memory\n");
+        return copy;
+    }
     const int found = stat(path, &st) == 0;
     if (!found || !S_ISREG(st.st_mode)) {
         fprintf(stderr, "gray_file: cannot write %s: %s\n", path,
@@ -82,13 +86,17 @@ static char *output_target(const char *path)
     return target;
 }
 
-/* The PGM written to a new file beside `path`'s target, then renamed over it: a failed write (a
- * full disk) leaves no partial file and an existing one as it was. */
-static int write_pgm(const char *path, const unsigned char *gray, size_t w, size_t h)
+/* The PGM written to a new file beside `target` (output_target's), then renamed over it: a failed
+ * write (a full disk) leaves no partial file and an existing one as it was. */
+static int write_pgm(const char *path, const char *target, const unsigned char *gray, size_t w,
+                     size_t h)
 {
-    char *target = output_target(path);
-    if (!target)
-        return -1;
+    /* The new file gets an existing one's mode, else what fopen would have given it (mkstemp
+     * makes it 0600). */
+    struct stat old;
+    const mode_t mask = umask(0);
+    umask(mask);
+    const mode_t mode = stat(target, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
     char *tmp = malloc(strlen(target) + sizeof ".XXXXXX");
     int fd = -1;
     if (tmp) {
@@ -96,22 +104,18 @@ static int write_pgm(const char *path, const unsigned char *gray, size_t w, size
         strcat(tmp, ".XXXXXX");
         fd = mkstemp(tmp);
     }
-    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    FILE *out = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
     int failed = !out || fprintf(out, "P5\n%zu %zu\n255\n", w, h) < 0 ||
                  fwrite(gray, 1, w * h, out) != w * h;
     if (out ? fclose(out) != 0 : fd >= 0 && close(fd) != 0)
         failed = 1;
-    /* mkstemp makes the file 0600; the PGM gets what fopen would have given it. */
-    const mode_t mask = umask(0);
-    umask(mask);
-    if (!failed && (chmod(tmp, 0666 & ~mask) != 0 || rename(tmp, target) != 0))
+    if (!failed && rename(tmp, target) != 0)
         failed = 1;
     if (failed)
         perror(path);
     if (failed && fd >= 0)
         remove(tmp);
     free(tmp);
-    free(target);
     return failed ? -1 : 0;
 }
 
@@ -125,10 +129,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "gray_file: %s is the input itself, which would be lost\n", argv[2]);
         return 2;
     }
+    /* The output is judged before any work, so that a name it cannot take costs nothing. */
+    char *target = output_target(argv[2]);
     size_t w = 0, h = 0;
-    unsigned char *rgb = read_ppm(argv[1], &w, &h), *gray = rgb ? malloc(w * h) : NULL;
+    unsigned char *rgb = target ? read_ppm(argv[1], &w, &h) : NULL,
+                  *gray = rgb ? malloc(w * h) : NULL;
     if (!gray) {
-        free(rgb);
+        free(rgb), free(target);
         return 1;
     }
     clc_context_options options = {0};
@@ -139,11 +146,11 @@ int main(int argc, char **argv)
     if (clc_context_create(&options, &ctx) != CLC_SUCCESS ||
         clc_gray(ctx, &src, rgb, &dst, gray, NULL) != CLC_SUCCESS)
         fprintf(stderr, "gray_file: %s\n", clc_last_error());
-    else if (write_pgm(argv[2], gray, w, h) == 0)
+    else if (write_pgm(argv[2], target, gray, w, h) == 0)
         rc = 0;
     if (rc == 0)
         printf("%s: %zu x %zu, gray on %s\n", argv[2], w, h, clc_context_device(ctx)->name);
     clc_context_destroy(ctx);
-    free(rgb), free(gray);
+    free(rgb), free(gray), free(target);
     return rc;
 }

@@ -15,6 +15,22 @@ function(ok name)
 endfunction()
 
 ok(binary "${DATA}/depth16.png" "${out}/a.ply" ${K} --depth-trunc 3 --color "${DATA}/rgb.png")
+# A 16-bit colour image colours the points as imread reads it (each sample's high byte; gray
+# made RGB, alpha dropped): the cloud equals the one coloured by imread's own 8-bit result,
+# NAME.color8.png (OpenCV 5.1).
+foreach(name depth16 gray_alpha16 rgb16 rgba16 rgb10_ppm)
+  string(REGEX REPLACE "_ppm$" ".ppm" file "${name}")
+  if(file STREQUAL name)
+    set(file "${name}.png")
+  endif()
+  ok(color16_${name} "${DATA}/depth16.png" "${out}/c16.ply" ${K} --color "${DATA}/${file}")
+  ok(color8_${name} "${DATA}/depth16.png" "${out}/c8.ply" ${K} --color "${DATA}/${name}.color8.png")
+  file(SHA256 "${out}/c16.ply" got)
+  file(SHA256 "${out}/c8.ply" want)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "--color ${file}: the cloud differs from the one coloured by imread's")
+  endif()
+endforeach()
 file(READ "${out}/a.ply" head LIMIT 400)
 if(NOT head MATCHES "format binary_little_endian 1.0" OR NOT head MATCHES "property uchar red"
    OR NOT head MATCHES "property float z")

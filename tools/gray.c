@@ -1,5 +1,5 @@
-/* clcompute gray IN OUT: an 8-bit image to 8-bit gray, written in the format OUT's name asks for.
- */
+/* clcompute gray IN OUT: an image (8-bit, or 16-bit narrowed as imread narrows it) to 8-bit gray,
+ * written in the format OUT's name asks for. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

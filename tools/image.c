@@ -422,7 +422,9 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
                      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
     /* What OpenCV's imread gives, alpha aside: gray stays gray (alpha dropped), anything else
      * becomes RGB (palettes expanded, alpha dropped); 16-bit stays 16-bit with allow16 (depth
-     * images), else is decoded as it is and narrowed below as imread narrows it. */
+     * images) unless RGB is wanted, else is decoded as it is and narrowed below as imread
+     * narrows it. */
+    const int narrowed = wide && (!allow16 || want == 3);
     int fmt, channels;
     if (wide) {
         fmt = SPNG_FMT_PNG;
@@ -439,17 +441,17 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         fmt = SPNG_FMT_RGB8, channels = 3;
     }
     size_t bytes = 0;
-    if (too_large(path, ihdr.width, ihdr.height, (size_t)channels * (wide ? 2 : 1)))
+    /* 16-bit gray narrowed to RGB takes 3 bytes a pixel where it is decoded in 2. */
+    const size_t grown = narrowed && want == 3 && channels == 1 ? 3 : 0;
+    const size_t px = (size_t)channels * (wide ? 2 : 1);
+    if (too_large(path, ihdr.width, ihdr.height, px > grown ? px : grown))
         goto done;
     if ((err = spng_decoded_image_size(ctx, fmt, &bytes)) != 0) {
         cli_error("'%s': libspng cannot decode this PNG as needed (%s)", path, spng_strerror(err));
         goto done;
     }
-    /* 16-bit gray narrowed to RGB takes 3 bytes a pixel where it was decoded in 2. */
-    const size_t room = wide && !allow16 && want == 3 && channels == 1
-                            ? (size_t)ihdr.width * ihdr.height * 3
-                            : bytes;
-    unsigned char *pixels = grow(&s->slots[slot], room > bytes ? room : bytes);
+    unsigned char *pixels =
+        grow(&s->slots[slot], grown ? (size_t)ihdr.width * ihdr.height * grown : bytes);
     if (!pixels) {
         cli_error("out of memory for %u x %u pixels", ihdr.width, ihdr.height);
         goto done;
@@ -460,7 +462,7 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         goto done;
     }
     *out = (img){pixels, (int)ihdr.width, (int)ihdr.height, channels, wide ? 16 : 8};
-    if (wide && !allow16)
+    if (narrowed)
         narrow(out, want);
     rc = 0;
 done:
@@ -508,10 +510,14 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         return -1;
     }
     ++p; /* the single whitespace byte after maxval */
-    /* 16-bit samples without allow16 are narrowed as OpenCV's imread narrows them: v >> 8. */
-    const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255, shift = wide && !allow16 ? 8 : 0;
-    const size_t sample = wide ? 2 : 1;
-    if (too_large(path, w, h, (size_t)channels * sample))
+    /* 16-bit samples without allow16, or wanted as RGB, are narrowed as OpenCV's imread narrows
+     * them: v >> 8. */
+    const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255;
+    const int shift = wide && (!allow16 || want == 3) ? 8 : 0;
+    const int out_channels = want == 3 ? 3 : channels;
+    const size_t sample = wide ? 2 : 1, out_sample = shift ? 1 : sample;
+    const size_t in_px = (size_t)channels * sample, out_px = (size_t)out_channels * out_sample;
+    if (too_large(path, w, h, in_px > out_px ? in_px : out_px))
         return -1;
     const size_t count = (size_t)w * h * (size_t)channels;
     if (n - p < count * sample) {
@@ -519,9 +525,7 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
                   path, n - p, count * sample);
         return -1;
     }
-    const int out_channels = want == 3 ? 3 : channels;
-    unsigned char *pixels =
-        grow(&s->slots[slot], (size_t)w * h * (size_t)out_channels * (shift ? 1 : sample));
+    unsigned char *pixels = grow(&s->slots[slot], (size_t)w * h * out_px);
     if (!pixels) {
         cli_error("out of memory for %lu x %lu pixels", w, h);
         return -1;

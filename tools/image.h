@@ -58,8 +58,8 @@ typedef struct img {
 } img;
 
 /* Reads and decodes an image file into this thread's `slot`. want_channels 0 keeps the file's
- * channels, 3 converts to RGB; 16-bit files are read as 16 bits with allow16, else made 8-bit as
- * OpenCV's imread makes them (each sample's high byte). The
+ * channels, 3 converts to 8-bit RGB; 16-bit files are read as 16 bits with allow16 (and
+ * want_channels 0), else made 8-bit as OpenCV's imread makes them (each sample's high byte). The
  * pixels stay valid until the next read into the same slot on this thread. 0, or -1 after
  * printing why, naming the file and, for a file that is not whole, its format. */
 int img_read(const char *path, int slot, int want_channels, int allow16, img *out);

@@ -64,12 +64,12 @@ int plane_read(const char *path, const char *what, plane *out)
     if (img_decode(path, file, size, IMG_SLOT_0, 0, 1, &image) != 0)
         return -1;
     if (image.channels != 1) {
-        /* clcompute gray takes 8-bit colour only: no hint for 16-bit colour. */
+        /* clcompute gray takes colour of 8 and 16 bits (narrowed as imread narrows it). */
         cli_error("%s '%s' is %s; it needs one channel (gray or depth)%s", what, path,
                   image.channels == 2 ? "gray with alpha"
                   : image.bits == 16  ? "a 16-bit colour image"
                                       : "a colour image",
-                  image.channels == 2 || image.bits == 16 ? "" : ": clcompute gray converts it");
+                  image.channels == 2 ? "" : ": clcompute gray converts it");
         return -1;
     }
     *out = (plane){image.pixels, image.bits == 16 ? CLC_PIXEL_DEPTH_U16 : CLC_PIXEL_GRAY8,

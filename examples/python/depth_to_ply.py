@@ -117,9 +117,13 @@ try:  # the temporary file goes whatever ends the write, Ctrl-C included
         cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(points.astype(np.float64)))
         if not o3d.io.write_point_cloud(tmp, cloud):
             raise OSError(0, "Open3D could not write it")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
+    # An existing file's mode, else what open() would have given it (not mkstemp's 0600).
+    if os.path.exists(target):
+        os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
     os.replace(tmp, target)
 except OSError as e:
     fail(f"cannot write {a.ply}: {e.strerror or e}")

@@ -83,9 +83,13 @@ except OSError as e:
 try:  # the temporary file goes whatever ends the write, Ctrl-C included
     if not cv2.imwrite(tmp, gray):
         raise OSError(0, "OpenCV could not write it")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
+    # An existing file's mode, else what open() would have given it (not mkstemp's 0600).
+    if os.path.exists(target):
+        os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
     os.replace(tmp, target)
 except (OSError, cv2.error) as e:
     fail(f"cannot write {a.gray}: {getattr(e, 'strerror', None) or e}")

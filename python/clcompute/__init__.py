@@ -540,7 +540,8 @@ def _empty_reduction(op, dtype):
         # np.errstate says; the NaN in numpy's result type (float64 for integers and bool).
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=_caller_level())
         result = np.dtype(dtype if dtype.kind == "f" else np.float64).type
-        return result(np.divide(np.float32(0) if dtype == np.float16 else result(0), 0))
+        acc = np.float32 if dtype == np.float16 else result  # numpy adds float16 in float32
+        return result(acc(0) / np.intp(0))
     if op in ("min", "max"):
         raise ValueError(f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'} which has no identity")
     raise ValueError(f"attempt to get {op} of an empty sequence")
