@@ -7,6 +7,7 @@
  * written beside OUT and renamed over it, so it appears whole or not at all, and never over IN.
  * Files through POSIX (stat, mkstemp). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ static char *output_target(const char *path)
         return copy;
     }
     const int found = stat(path, &st) == 0;
+    if (!found && errno != ENOENT) { /* a loop of links, a folder it may not search */
+        perror(path);
+        return NULL;
+    }
     if (!found || !S_ISREG(st.st_mode)) {
         fprintf(stderr, "gray_file: cannot write %s: %s\n", path,
                 found ? "it exists and is not a regular file" : "a link that leads to no file");
