@@ -728,6 +728,27 @@ def _frames_in(part):
     return 1 if part.ndim == 2 else len(part)
 
 
+def _colors_packed(colors, shape):
+    """Whether colours go with the depth frames of `shape` (N, H, W) in groups: an (N, H, W, 3)
+    uint8 array whose frames lie one after another, rows of packed pixels."""
+    if not (isinstance(colors, np.ndarray) and colors.dtype == np.uint8 and
+            colors.shape == tuple(shape) + (3,)):
+        return False
+    n = colors.strides
+    return colors.size == 0 or (n[3] == 1 and n[2] == 3 and n[1] >= shape[2] * 3 and
+                                n[0] == shape[1] * n[1])
+
+
+def _color_arg(name, color, shape):
+    """A frame's colour, checked as depth_to_points checks its `color`: (H, W, 3) uint8 RGB of
+    the depth's (H, W)."""
+    col = _as_input(color, name, image=True)
+    if col.dtype != np.uint8 or col.shape != tuple(shape) + (3,):
+        raise ValueError(f"{name} must be (H, W, 3) uint8 RGB of its depth's size {tuple(shape)}, "
+                         f"not {col.shape} {col.dtype}")
+    return col
+
+
 def _frame_groups(frames, workers):
     """Sizes of the groups an array of frames goes in, in order: large ones first (a launch or
     two a group, what small frames need on a GPU; 16 reach the bus there), shrinking to single
@@ -769,38 +790,61 @@ def _points_out(out, grids, organized, inputs):
 
 
 def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc=1000.0,
-                         stride=1, organized=False, devices="all", out=None):
+                         stride=1, organized=False, devices="all", out=None, colors=None):
     """depth_to_points() of every depth image of a list, or of every frame of an (N, H, W)
-    array (no colour), on every device of `devices` at once. Returns the point arrays in order.
+    array, on every device of `devices` at once. Returns the point arrays in order, or with
+    `colors` (an (H, W, 3) uint8 RGB image for each frame: a list, or an (N, H, W, 3) array)
+    (points, colors) pairs, as depth_to_points(..., color=) gives.
     An array's frames, when they lie one after another, go to the library in groups, one or two
-    launches a group: on a GPU the way to convert many small frames (np.stack a list of them).
+    launches a group: on a GPU the way to convert many small frames (np.stack a list of them);
+    with colours, only when the colours are such an array too.
     Each result is a view of its group's points, or with `out` (float32, C-contiguous, (N, grid
     points, 3), or (N, grid rows, grid cols, 3) when organized) of out, a dense frame's result
     out[i, :count] and the rest of out[i] left as it was: new memory costs the system about as
-    much to hand out as the conversion takes, so reuse `out` in a loop. Calls from several
-    threads on the same `devices` take turns."""
+    much to hand out as the conversion takes, so reuse `out` in a loop (colours are new arrays).
+    Calls from several threads on the same `devices` take turns."""
     camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
     batch, lock, workers, *_ = _batch(devices)
     depths = _sequence("depths", _as_array(depths), 2)
-    if isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths):
+    if colors is not None:
+        colors = _sequence("colors", _as_array(colors), 3)
+        if not isinstance(depths, np.ndarray):
+            depths = list(depths)  # counted and indexed below
+        if not isinstance(colors, np.ndarray):
+            colors = list(colors)
+        if len(colors) != len(depths):
+            raise ValueError(f"colors has {len(colors)} images for {len(depths)} depth frames")
+    grouped = (isinstance(depths, np.ndarray) and depths.ndim == 3 and _frames_packed(depths) and
+               (colors is None or _colors_packed(colors, depths.shape)))
+    if grouped:
         src, *args = _depth_args("depths", depths, depth_scale, depth_trunc, stride, frames=True)
         ends = np.cumsum([0] + _frame_groups(len(src), workers))
-        parts = [(src[a] if b - a == 1 else src[a:b], *args) for a, b in zip(ends[:-1], ends[1:])]
+        spans = list(zip(ends[:-1], ends[1:]))
+        parts = [(src[a] if b - a == 1 else src[a:b], *args) for a, b in spans]
+        cols = (None if colors is None else
+                [colors[a] if b - a == 1 else colors[a:b] for a, b in spans])
     else:
         parts = [_depth_args(f"depths[{i}]", depth, depth_scale, depth_trunc, stride)
                  for i, depth in enumerate(depths)]
+        cols = (None if colors is None else
+                [_color_arg(f"colors[{i}]", c, part.shape)
+                 for i, (c, (part, *_)) in enumerate(zip(colors, parts))])
     grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
              for part, _, _, _, s in parts for _ in range(_frames_in(part))]
     into = _points_out(out, grids, organized, parts)
     items, outs = [], []
-    for part, fmt, scale, trunc, s in parts:
+    for i, (part, fmt, scale, trunc, s) in enumerate(parts):
         gh, gw = grids[len(outs)]
         n = _frames_in(part)
         points = (np.empty((n * gh * gw, 3), np.float32) if into is None else
                   into[len(outs):len(outs) + n].reshape(n * gh * gw, 3))
-        outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]
-        items.append((part, _PIXEL[fmt], camera, scale, trunc, s, organized, points))
+        rgb = None if cols is None else np.empty((n * gh * gw, 3), np.uint8)
+        outs += [(gh, gw, points[f * gh * gw:(f + 1) * gh * gw],
+                  None if rgb is None else rgb[f * gh * gw:(f + 1) * gh * gw]) for f in range(n)]
+        items.append((part, _PIXEL[fmt], camera, scale, trunc, s, organized, points,
+                      None if cols is None else cols[i], rgb))
     with lock:
         counts = batch._depth_to_points_many(items)
-    return [p.reshape(gh, gw, 3) if organized else p[:n]
-            for (gh, gw, p), n in zip(outs, counts)]
+    results = [(p.reshape(gh, gw, 3), c if c is None else c.reshape(gh, gw, 3)) if organized
+               else (p[:n], c if c is None else c[:n]) for (gh, gw, p, c), n in zip(outs, counts)]
+    return [p if colors is None else (p, c) for p, c in results]

@@ -133,6 +133,36 @@ static int get_depth(PyObject *obj, size_t pixel, image *im, size_t *frames, siz
     return 0;
 }
 
+/* A cloud item's colour, for its `frames` depth frames of rows x cols: an (H, W, 3) RGB8 image
+ * for one frame, (F, H, W, 3) frames of one array, each rows packed, for several; *frame_bytes:
+ * from one frame to the next. */
+static int get_color(PyObject *obj, size_t frames, size_t rows, size_t cols, image *im,
+                     size_t *frame_bytes)
+{
+    *frame_bytes = 0;
+    if (frames == 1)
+        return get_image(obj, 0, 3, "color", im);
+    memset(im, 0, sizeof *im);
+    if (PyObject_GetBuffer(obj, &im->view, PyBUF_STRIDES) != 0)
+        return -1;
+    im->held = 1;
+    const Py_buffer *v = &im->view;
+    const Py_ssize_t *n = v->shape, *step = v->strides;
+    if (v->ndim != 4 || v->itemsize != 1 || (size_t)n[0] != frames || (size_t)n[1] != rows ||
+        (size_t)n[2] != cols || n[3] != 3 || step[3] != 1 || step[2] != 3 || step[1] < n[2] * 3 ||
+        step[0] < n[1] * step[1]) {
+        PyErr_Format(PyExc_ValueError,
+                     "color: expected (%zu, %zu, %zu, 3) RGB8 frames, rows packed and frames one "
+                     "after another",
+                     frames, rows, cols);
+        release_image(im);
+        return -1;
+    }
+    *frame_bytes = (size_t)step[0];
+    im->rows = rows, im->cols = cols, im->pitch = (size_t)step[1];
+    return 0;
+}
+
 /* A contiguous buffer of at least `bytes`. */
 static int get_flat(PyObject *obj, int writable, size_t bytes, const char *what, Py_buffer *view)
 {
@@ -763,9 +793,12 @@ static clc_batch *batch_of(PyObject *self)
 
 /* The items of a batch run, their buffers held (with the GIL) before the run. */
 typedef struct item {
-    image src, dst;  /* gray: image and output */
+    image src, dst;  /* gray: image and output; cloud: depth and colour (dst.held: with colour) */
     Py_buffer extra; /* cloud: points */
     int have_extra;
+    Py_buffer colors; /* cloud with colour: the points' colours */
+    int have_colors;
+    size_t color_frame_bytes;
     int src_format, dst_format, weights;
     double k[4], scale, trunc;
     unsigned stride;
@@ -802,16 +835,21 @@ static clc_status cloud_job(clc_context *ctx, size_t i, void *user)
     clc_cloud_options o = {it->scale, it->trunc, it->stride,
                            it->organized ? CLC_CLOUD_ORGANIZED : CLC_CLOUD_DENSE};
     const clc_intrinsics k = {it->k[0], it->k[1], it->k[2], it->k[3]};
+    const clc_image_desc c = {CLC_PIXEL_RGB8, it->dst.cols, it->dst.rows, it->dst.pitch};
+    const int with_color = it->have_colors;
     size_t grid = 0;
     clc_status st = clc_cloud_grid_size(&d, &o, &grid);
     /* A frame alone keeps the single call's path; frames of one array are one call, a launch or
      * two for all of them (what a small frame needs to reach the bus on a GPU). */
     if (st == CLC_SUCCESS && it->frames == 1)
-        st = clc_depth_to_points(ctx, &d, it->src.view.buf, NULL, NULL, &k, &o, it->extra.buf, NULL,
-                                 grid, it->counts);
+        st = clc_depth_to_points(ctx, &d, it->src.view.buf, with_color ? &c : NULL,
+                                 with_color ? it->dst.view.buf : NULL, &k, &o, it->extra.buf,
+                                 with_color ? it->colors.buf : NULL, grid, it->counts);
     else if (st == CLC_SUCCESS)
-        st = clc_depth_to_points_many(ctx, it->frames, &d, it->src.view.buf, it->frame_bytes, NULL,
-                                      NULL, 0, &k, &o, it->extra.buf, NULL, it->counts);
+        st = clc_depth_to_points_many(ctx, it->frames, &d, it->src.view.buf, it->frame_bytes,
+                                      with_color ? &c : NULL, with_color ? it->dst.view.buf : NULL,
+                                      it->color_frame_bytes, &k, &o, it->extra.buf,
+                                      with_color ? it->colors.buf : NULL, it->counts);
     return noted(it, st);
 }
 
@@ -822,6 +860,8 @@ static void release_items(item *items, size_t n)
         release_image(&items[i].dst);
         if (items[i].have_extra)
             PyBuffer_Release(&items[i].extra);
+        if (items[i].have_colors)
+            PyBuffer_Release(&items[i].colors);
         PyMem_Free(items[i].counts);
     }
     PyMem_Free(items);
@@ -924,8 +964,10 @@ static PyObject *batch_gray(PyObject *self, PyObject *args)
 }
 
 /* _depth_to_points_many([(depth, format, (fx, fy, cx, cy), scale, trunc, stride, organized,
- * points), ...]) -> [count, ...], a count for each frame of each item in order. depth is one
- * (H, W) frame or (F, H, W) frames of one array; points holds F grids of points. */
+ * points, color, colors), ...]) -> [count, ...], a count for each frame of each item in order.
+ * depth is one (H, W) frame or (F, H, W) frames of one array; points holds F grids of points;
+ * color (None, or RGB8 frames as the depth's: (H, W, 3) or (F, H, W, 3)) and colors (F grids of
+ * RGB8) come together or not at all. */
 static PyObject *batch_cloud(PyObject *self, PyObject *args)
 {
     clc_batch *b;
@@ -935,11 +977,11 @@ static PyObject *batch_cloud(PyObject *self, PyObject *args)
     if (!items)
         return NULL;
     for (Py_ssize_t i = 0; i < n; ++i) {
-        PyObject *depth, *points;
+        PyObject *depth, *points, *color, *colors;
         item *it = &items[i];
-        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "Oi(dddd)ddIpO", &depth, &it->src_format,
+        if (!PyArg_ParseTuple(PyList_GetItem(list, i), "Oi(dddd)ddIpOOO", &depth, &it->src_format,
                               &it->k[0], &it->k[1], &it->k[2], &it->k[3], &it->scale, &it->trunc,
-                              &it->stride, &it->organized, &points) ||
+                              &it->stride, &it->organized, &points, &color, &colors) ||
             get_depth(depth, clc_pixel_size((clc_pixel_format)it->src_format), &it->src,
                       &it->frames, &it->frame_bytes) != 0) {
             release_items(items, (size_t)n);
@@ -953,6 +995,19 @@ static PyObject *batch_cloud(PyObject *self, PyObject *args)
             return NULL;
         }
         it->have_extra = 1;
+        if ((color == Py_None) != (colors == Py_None)) {
+            PyErr_SetString(PyExc_ValueError, "color and colors come together or not at all");
+            release_items(items, (size_t)n);
+            return NULL;
+        }
+        if (color != Py_None &&
+            (get_color(color, it->frames, it->src.rows, it->src.cols, &it->dst,
+                       &it->color_frame_bytes) != 0 ||
+             get_flat(colors, 1, it->frames * grid * 3, "colors", &it->colors) != 0)) {
+            release_items(items, (size_t)n);
+            return NULL;
+        }
+        it->have_colors = color != Py_None;
         if (!(it->counts = PyMem_Calloc(it->frames, sizeof *it->counts))) {
             release_items(items, (size_t)n);
             return PyErr_NoMemory();

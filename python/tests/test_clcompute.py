@@ -694,6 +694,38 @@ def test_an_array_of_frames_is_converted_in_groups(organized):
 
 
 @pytest.mark.parametrize("organized", [False, True])
+def test_many_frames_with_colors(organized):
+    """colors= gives each frame's (points, colors) as depth_to_points(..., color=) does, for an
+    array of frames (in groups when the colours are such an array too: fewer batch items than
+    frames) and for lists; a colour of the wrong size, dtype or count is refused by name."""
+    d = rng.integers(0, 3000, (37, 24, 32), dtype=np.uint16)
+    d[:, ::3, ::5] = 0
+    c = rng.integers(0, 256, (37, 24, 32, 3), dtype=np.uint8)
+    args = dict(fx=30, fy=30, cx=16, cy=12, depth_trunc=2.0, organized=organized)
+    entry = clcompute._batch("all")
+
+    for depths, colors, grouped in ((d, c, True), (list(d), list(c), False), (d, list(c), False),
+                                    (d[::2], c[::2], False), (d, c[:, :, ::-1], False)):
+        many = clcompute.depth_to_points_many(depths, **args, colors=colors)
+        assert len(many) == len(depths)
+        items = sum(dev["items_done"] for dev in entry.batch.devices())  # of this run
+        assert items == len(depths) if not grouped else items < len(depths)
+        for f, col, (points, rgb) in zip(depths, colors, many):
+            want_points, want_rgb = clcompute.depth_to_points(f, **args, color=col)
+            np.testing.assert_array_equal(points, want_points)
+            np.testing.assert_array_equal(rgb, want_rgb)
+    assert clcompute.depth_to_points_many([], **args, colors=[]) == []
+    with pytest.raises(ValueError, match="colors has 36 images for 37 depth frames"):
+        clcompute.depth_to_points_many(d, **args, colors=c[1:])
+    with pytest.raises(ValueError, match=r"colors\[0\] must be \(H, W, 3\) uint8"):
+        clcompute.depth_to_points_many(d, **args, colors=c.astype(np.float32))
+    with pytest.raises(ValueError, match=r"colors\[2\] must be .* not \(24, 31, 3\)"):
+        clcompute.depth_to_points_many(d[:3], **args, colors=[c[0], c[1], c[2, :, 1:]])
+    with pytest.raises(ValueError, match="colors must be a list of them"):
+        clcompute.depth_to_points_many(d[:1], **args, colors=c[0])
+
+
+@pytest.mark.parametrize("organized", [False, True])
 def test_many_frames_into_out(organized):
     """out= takes every frame's points, from an array (groups) or a list (a call a frame), and
     the results are views of it; a second call reuses it."""
