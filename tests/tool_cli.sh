@@ -152,14 +152,15 @@ mkdir -p "$work/min" && cp "$data/depth16.png" "$data/gray.png" "$work/min/" &&
 [ $? -eq 2 ] && grep -q "shard '-1/2': K and N must be whole numbers" "$work/err" ||
     fail "--shard -1/2: $(cat "$work/err")"
 
-# Gray's weights in any case, as Python takes them; a 16-bit colour depth image is refused
-# without pointing at clcompute gray, which takes 8-bit colour only.
+# Gray's weights in any case, as Python takes them; a 16-bit colour depth image is refused,
+# pointing at clcompute gray, which takes 16-bit colour too (narrowed as imread narrows it).
 "$tool" gray --weights BT709 "$data/rgb.png" "$work/w709.png" && cmp -s "$work/w709.png" "$work/w.png" ||
     fail "--weights BT709"
 { printf 'P6\n2 2\n65535\n'; printf '%024d' 7; } > "$work/rgb16.ppm"
 "$tool" cloud "$work/rgb16.ppm" "$work/rgb16.ply" --fx 1 --fy 1 --cx 0 --cy 0 2> "$work/err"
-[ $? -eq 1 ] && grep -q "is a 16-bit colour image; it needs one channel (gray or depth)$" "$work/err" ||
+[ $? -eq 1 ] && grep -q "is a 16-bit colour image; it needs one channel (gray or depth): clcompute gray converts it$" "$work/err" ||
     fail "16-bit colour depth: $(cat "$work/err")"
+"$tool" gray "$work/rgb16.ppm" "$work/rgb16.png" || fail "gray of the 16-bit colour image"
 
 # An output that is a symbolic link is written through it (the link stays); one that is a FIFO
 # is refused before any work (renamed over, its reader would see nothing), as is a link to
