@@ -674,9 +674,14 @@ def _batch(devices):
 def _sequence(name, items, one):
     """The items of a _many call as a sequence, refusing what is not a list of them: one item
     where a list was meant (`one`: its number of dimensions), None, a string, a mapping."""
+    if isinstance(items, memoryview):  # Python cannot iterate one of several dimensions
+        items = np.asarray(items)
     if isinstance(items, np.ndarray) and items.ndim == one:
         raise ValueError(f"{name} must be a list of them or an array with one more dimension, "
                          f"not one {items.shape} {items.dtype} array (pass [x] or x[None])")
+    if isinstance(items, np.ndarray) and items.ndim != one + 1:
+        raise ValueError(f"{name} must be a list of them or an array of {one + 1} dimensions "
+                         f"(the first counting them), not a {items.shape} array")
     if items is None or isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
         raise TypeError(f"{name} must be a list or an array, not {type(items).__name__}")
     return items
@@ -762,9 +767,9 @@ def _frame_groups(frames, workers):
     return sizes
 
 
-def _points_out(out, grids, organized, inputs):
-    """The caller's `out` for depth_to_points_many (grids: each frame's), checked, as (frames,
-    grid points, 3); None without one."""
+def _points_out(out, grids, organized, inputs, colors=None):
+    """The caller's `out` for depth_to_points_many (grids: each frame's; colors: each input's
+    colours, or None), checked, as (frames, grid points, 3); None without one."""
     if out is None:
         return None
     if len(set(grids)) > 1:
@@ -781,9 +786,12 @@ def _points_out(out, grids, organized, inputs):
     if not (out.flags.c_contiguous and out.flags.aligned):
         raise ValueError("out must be C-contiguous and aligned to its float32 elements")
     at, named = 0, []
-    for part, *_ in inputs:
+    for i, (part, *_) in enumerate(inputs):
         n = _frames_in(part)
-        named.append((f"depths[{at}]" if n == 1 else f"depths[{at}:{at + n}]", part))
+        where = f"[{at}]" if n == 1 else f"[{at}:{at + n}]"
+        named.append(("depths" + where, part))
+        if colors is not None:
+            named.append(("colors" + where, colors[i]))
         at += n
     _not_overlapping(out, named)
     return out.reshape(frames, gh * gw, 3)
@@ -831,7 +839,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
                  for i, (c, (part, *_)) in enumerate(zip(colors, parts))])
     grids = [(-(-part.shape[-2] // s), -(-part.shape[-1] // s))
              for part, _, _, _, s in parts for _ in range(_frames_in(part))]
-    into = _points_out(out, grids, organized, parts)
+    into = _points_out(out, grids, organized, parts, cols)
     items, outs = [], []
     for i, (part, fmt, scale, trunc, s) in enumerate(parts):
         gh, gw = grids[len(outs)]

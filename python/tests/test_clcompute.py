@@ -723,6 +723,15 @@ def test_many_frames_with_colors(organized):
         clcompute.depth_to_points_many(d[:3], **args, colors=[c[0], c[1], c[2, :, 1:]])
     with pytest.raises(ValueError, match="colors must be a list of them"):
         clcompute.depth_to_points_many(d[:1], **args, colors=c[0])
+    # An out that shares memory with the colours is refused, as one that shares the depths'.
+    shape = (4, 24 * 32, 3) if not organized else (4, 24, 32, 3)
+    buf = np.zeros(4 * 24 * 32 * 12 + 64, np.uint8)
+    out = buf[:4 * 24 * 32 * 12].view(np.float32).reshape(shape)
+    shared = buf[64:64 + 4 * 24 * 32 * 3].reshape(4, 24, 32, 3)
+    shared[...] = c[:4]
+    for shared in (shared, list(shared)):
+        with pytest.raises(ValueError, match=r"out may overlap colors\[0"):
+            clcompute.depth_to_points_many(d[:4], **args, colors=shared, out=out)
 
 
 @pytest.mark.parametrize("organized", [False, True])
@@ -812,6 +821,13 @@ def test_misused_many_calls_say_what_is_wrong():
     for bad in (None, "depth.png", {"a": d}):
         with pytest.raises(TypeError, match="depths must be a list or an array"):
             clcompute.depth_to_points_many(bad, **args)
+    for bad in (np.array(5, np.uint16), d[None]):  # 0-d, and a dimension too many
+        with pytest.raises(ValueError, match=r"depths must be a list of them or an array of 3 "
+                                             r"dimensions \(the first counting them\), not a"):
+            clcompute.depth_to_points_many(bad, **args)
+    # A memoryview of frames is read as the array it views (Python cannot iterate it).
+    assert len(clcompute.depth_to_points_many(memoryview(d), **args)) == 4
+    assert len(clcompute.gray_many(memoryview(np.zeros((2, 6, 8, 3), np.uint8)))) == 2
     with pytest.raises(TypeError, match=r"images\[1\] \(builtins.NoneType\) is not an array"):
         clcompute.gray_many([img, None])
     with pytest.raises(TypeError, match=r"depths\[2\] \(builtins.object\) is not an array"):
