@@ -59,6 +59,7 @@ function(refused input expect)
 endfunction()
 
 refused("${DATA}/truncated.png" "truncated or corrupt PNG")
+refused("${DATA}/bad_idat_crc.png" "truncated or corrupt PNG.*checksum")
 refused("${DATA}/not_an_image.png" "not an image")
 refused("${DATA}/missing.png" "No such file")
 refused("${DATA}" "is a directory")

@@ -456,7 +456,11 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         cli_error("out of memory for %u x %u pixels", ihdr.width, ihdr.height);
         goto done;
     }
-    if ((err = spng_decode_image(ctx, pixels, bytes, fmt, 0)) != 0) {
+    /* The chunks after the image too, up to IEND: libspng stops reading once the pixels are
+     * inflated, so a bad CRC of the last IDAT, or a file cut inside IEND, would pass unseen,
+     * where libpng (OpenCV's imread) refuses both. */
+    if ((err = spng_decode_image(ctx, pixels, bytes, fmt, 0)) != 0 ||
+        (err = spng_decode_chunks(ctx)) != 0) {
         cli_error("'%s' is a truncated or corrupt PNG file (libspng says: %s)", path,
                   spng_strerror(err));
         goto done;
