@@ -376,19 +376,28 @@ static int decode_jpeg(scratch *s, int slot, const char *path, const unsigned ch
     return orient(s, slot, out, exif_orientation(data, size));
 }
 
-/* A 16-bit image (samples in host byte order) made 8-bit in place as OpenCV's imread makes it
- * for an 8-bit result: each sample's high byte (v >> 8, whatever a PGM/PPM's maxval), alpha
- * dropped; gray stays gray unless `want` is 3 (RGB), and gray + alpha stays two channels, as the
- * 8-bit decoders leave them. The buffer must hold the result: gray to RGB grows it (3 bytes a
- * pixel from 2), and is then done from the last pixel back so that no write lands on a sample
- * not yet read; every other result is no larger than its input and is done from the first. */
-static void narrow(img *im, int want)
+/* A 16-bit image (samples in host byte order, the file's channels) in `slot` made 8-bit in place
+ * as OpenCV's imread makes it for an 8-bit result: each sample's high byte (v >> 8, whatever a
+ * PGM/PPM's maxval), alpha dropped; gray stays gray unless `want` is 3 (RGB), and gray + alpha
+ * stays two channels, as the 8-bit decoders leave them. Gray to RGB grows the slot (3 bytes a
+ * pixel from 2) and is then done from the last pixel back, so that no write lands on a sample not
+ * yet read; every other result is no larger than its input and is done from the first. 0, or -1
+ * after a message. */
+static int narrow(scratch *s, int slot, const char *path, img *im, int want)
 {
-    const uint16_t *in = (const uint16_t *)(void *)im->pixels;
     const size_t from = (size_t)im->channels;
     const size_t to = want == 3 ? 3 : from == 4 ? 3 : from;
     const size_t count = (size_t)im->width * (size_t)im->height;
     const int back = to > 2 * from;
+    if (back) {
+        if (too_large(path, (size_t)im->width, (size_t)im->height, to))
+            return -1;
+        if (!(im->pixels = grow(&s->slots[slot], count * to))) {
+            cli_error("out of memory for %d x %d pixels", im->width, im->height);
+            return -1;
+        }
+    }
+    const uint16_t *in = (const uint16_t *)(void *)im->pixels;
     for (size_t n = 0; n < count; ++n) {
         const size_t i = back ? count - 1 - n : n;
         uint16_t v[3];
@@ -399,10 +408,11 @@ static void narrow(img *im, int want)
     }
     im->channels = (int)to;
     im->bits = 8;
+    return 0;
 }
 
 static int decode_png(scratch *s, int slot, const char *path, const unsigned char *data,
-                      size_t size, int want, int allow16, img *out)
+                      size_t size, int want, img *out)
 {
     spng_ctx *ctx = spng_ctx_new(0);
     struct spng_ihdr ihdr;
@@ -421,10 +431,8 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
     const int gray = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
                      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
     /* What OpenCV's imread gives, alpha aside: gray stays gray (alpha dropped), anything else
-     * becomes RGB (palettes expanded, alpha dropped); 16-bit stays 16-bit with allow16 (depth
-     * images) unless RGB is wanted, else is decoded as it is and narrowed below as imread
-     * narrows it. */
-    const int narrowed = wide && (!allow16 || want == 3);
+     * becomes RGB (palettes expanded, alpha dropped); 16-bit is decoded as it is (decode()
+     * narrows it where 8 bits are wanted). */
     int fmt, channels;
     if (wide) {
         fmt = SPNG_FMT_PNG;
@@ -441,24 +449,20 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         fmt = SPNG_FMT_RGB8, channels = 3;
     }
     size_t bytes = 0;
-    /* 16-bit gray narrowed to RGB takes 3 bytes a pixel where it is decoded in 2. */
-    const size_t grown = narrowed && want == 3 && channels == 1 ? 3 : 0;
-    const size_t px = (size_t)channels * (wide ? 2 : 1);
-    if (too_large(path, ihdr.width, ihdr.height, px > grown ? px : grown))
+    if (too_large(path, ihdr.width, ihdr.height, (size_t)channels * (wide ? 2 : 1)))
         goto done;
     if ((err = spng_decoded_image_size(ctx, fmt, &bytes)) != 0) {
         cli_error("'%s': libspng cannot decode this PNG as needed (%s)", path, spng_strerror(err));
         goto done;
     }
-    unsigned char *pixels =
-        grow(&s->slots[slot], grown ? (size_t)ihdr.width * ihdr.height * grown : bytes);
+    unsigned char *pixels = grow(&s->slots[slot], bytes);
     if (!pixels) {
         cli_error("out of memory for %u x %u pixels", ihdr.width, ihdr.height);
         goto done;
     }
     /* The chunks after the image too, up to IEND: libspng stops reading once the pixels are
-     * inflated, so a bad CRC of the last IDAT, or a file cut inside IEND, would pass unseen,
-     * where libpng (OpenCV's imread) refuses both. */
+     * inflated, so a bad CRC of the last IDAT would pass unseen, where libpng (OpenCV's imread)
+     * refuses it. (A file cut inside IEND itself still passes; libpng refuses that too.) */
     if ((err = spng_decode_image(ctx, pixels, bytes, fmt, 0)) != 0 ||
         (err = spng_decode_chunks(ctx)) != 0) {
         cli_error("'%s' is a truncated or corrupt PNG file (libspng says: %s)", path,
@@ -466,8 +470,6 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
         goto done;
     }
     *out = (img){pixels, (int)ihdr.width, (int)ihdr.height, channels, wide ? 16 : 8};
-    if (narrowed)
-        narrow(out, want);
     rc = 0;
 done:
     spng_ctx_free(ctx);
@@ -501,7 +503,7 @@ static int pnm_number(const unsigned char *b, size_t n, size_t *p, unsigned long
 
 /* Binary PGM (P5) and PPM (P6), 8 or 16 bits (big-endian in the file, as the format says). */
 static int decode_pnm(scratch *s, int slot, const char *path, const unsigned char *b, size_t n,
-                      int want, int allow16, img *out)
+                      int want, img *out)
 {
     size_t p = 2;
     unsigned long w = 0, h = 0, maxval = 0;
@@ -514,14 +516,12 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
         return -1;
     }
     ++p; /* the single whitespace byte after maxval */
-    /* 16-bit samples without allow16, or wanted as RGB, are narrowed as OpenCV's imread narrows
-     * them: v >> 8. */
+    /* 16-bit samples stay 16-bit, the file's channels (decode() narrows them where 8 bits are
+     * wanted); 8-bit gray becomes RGB where RGB is wanted. */
     const int channels = b[1] == '5' ? 1 : 3, wide = maxval > 255;
-    const int shift = wide && (!allow16 || want == 3) ? 8 : 0;
-    const int out_channels = want == 3 ? 3 : channels;
-    const size_t sample = wide ? 2 : 1, out_sample = shift ? 1 : sample;
-    const size_t in_px = (size_t)channels * sample, out_px = (size_t)out_channels * out_sample;
-    if (too_large(path, w, h, in_px > out_px ? in_px : out_px))
+    const int out_channels = want == 3 && !wide ? 3 : channels;
+    const size_t sample = wide ? 2 : 1, out_px = (size_t)out_channels * sample;
+    if (too_large(path, w, h, out_px))
         return -1;
     const size_t count = (size_t)w * h * (size_t)channels;
     if (n - p < count * sample) {
@@ -544,17 +544,17 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
                       maxval);
             return -1;
         }
-        if (wide && !shift) {
+        if (wide) {
             ((uint16_t *)(void *)pixels)[i] = (uint16_t)v;
         } else {
-            const unsigned char c = (unsigned char)(v >> shift);
+            const unsigned char c = (unsigned char)v;
             if (out_channels == channels)
                 pixels[i] = c;
             else
                 pixels[3 * i] = pixels[3 * i + 1] = pixels[3 * i + 2] = c;
         }
     }
-    *out = (img){pixels, (int)w, (int)h, out_channels, wide && !shift ? 16 : 8};
+    *out = (img){pixels, (int)w, (int)h, out_channels, wide ? 16 : 8};
     return 0;
 }
 
@@ -680,9 +680,16 @@ static int decode(scratch *s, const char *path, const unsigned char *data, size_
     case IMG_JPEG:
         return decode_jpeg(s, slot, path, data, size, want_channels, out);
     case IMG_PNG:
-        return decode_png(s, slot, path, data, size, want_channels, allow16, out);
-    case IMG_PNM:
-        return decode_pnm(s, slot, path, data, size, want_channels, allow16, out);
+    case IMG_PNM: {
+        /* Their 16-bit files come back as 16 bits: kept for allow16 (depth), else narrowed here,
+         * once for both, as imread narrows them. */
+        const int rc = format == IMG_PNG
+                           ? decode_png(s, slot, path, data, size, want_channels, out)
+                           : decode_pnm(s, slot, path, data, size, want_channels, out);
+        if (rc != 0 || out->bits != 16 || (allow16 && want_channels != 3))
+            return rc;
+        return narrow(s, slot, path, out, want_channels);
+    }
     case IMG_BMP:
     case IMG_TGA:
     case IMG_GIF:
