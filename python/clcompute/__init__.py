@@ -342,12 +342,7 @@ class Context(_clcompute.Context):
         ((H, W, 3) uint8 RGB) also the (N, 3) uint8 colours: (points, colors)."""
         camera, organized = _camera(fx, fy, cx, cy), _flag("organized", organized)
         src, fmt, scale, trunc, s = _depth_args("depth", depth, depth_scale, depth_trunc, stride)
-        col = None
-        if color is not None:
-            col = _as_input(color, "color", image=True)
-            if col.dtype != np.uint8 or col.shape != src.shape + (3,):
-                raise ValueError(f"color must be (H, W, 3) uint8 RGB of the depth's size, not "
-                                 f"{col.shape} {col.dtype}")
+        col = None if color is None else _color_arg("color", color, src.shape)
         gh, gw = -(-src.shape[0] // s), -(-src.shape[1] // s)
         points = np.empty((gh * gw, 3), np.float32)
         colors = np.empty((gh * gw, 3), np.uint8) if col is not None else None

@@ -550,6 +550,10 @@ def test_depth_to_points_with_color_and_float_metres():
     assert pts.shape == cols.shape and cols.dtype == np.uint8
     np.testing.assert_array_equal(cols, color[valid])
     np.testing.assert_allclose(pts, want[valid], rtol=2e-6)
+    for bad in (color[:, 1:], color.astype(np.float32), color[..., :2]):
+        with pytest.raises(ValueError, match=r"color must be \(H, W, 3\) uint8 RGB of its depth's "
+                                             r"size \(30, 40\)"):
+            clcompute.depth_to_points(depth, 30, 30, 20, 15, depth_scale=1.0, color=bad)
     # As Open3D, float depth is divided by depth_scale too: millimetres in float32.
     mm = depth * np.float32(1000)
     np.testing.assert_allclose(clcompute.depth_to_points(mm, 30, 30, 20, 15, depth_scale=1000),
