@@ -130,7 +130,11 @@ done
 [ ! -e "$work/colored/d6.ply" ] && [ ! -e "$work/colored/d7.ply" ] || fail "output for a failed frame"
 "$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
     --color "$data/rgb.png" 2> "$work/log"
-[ $? -eq 1 ] && grep -q "takes a folder" "$work/log" || fail "--color FILE accepted with -o"
+[ $? -eq 2 ] && grep -q "takes a folder" "$work/log" || fail "--color FILE with -o: $(cat "$work/log")"
+"$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
+    --color "$work/no_such_folder" 2> "$work/log"
+[ $? -eq 1 ] && grep -q "cannot read the --color folder" "$work/log" ||
+    fail "missing --color folder: $(cat "$work/log")"
 cp "$data/rgb.png" "$work/color/d1.jpg"
 "$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
     --color "$work/color" 2> "$work/log"

@@ -89,6 +89,19 @@ for f in cut.ppm cut.bmp cut.tga cut.pgm; do
     [ $? -eq 1 ] && grep -q "truncated or corrupt" "$work/err" || fail "$f: $(cat "$work/err")"
     [ ! -e "$work/cut_out.png" ] || fail "output written for $f"
 done
+# A PNM header's fault is named: ASCII or bitmap kinds, a maxval or size out of range, a value
+# above maxval (where imread reads one anyway, the tool refuses; README).
+printf 'P2\n2 1\n255\n0 1\n' > "$work/ascii.pgm"
+printf 'P5\n2 1\n70000\n\000\000\000\000' > "$work/max70000.pgm"
+printf 'P5\n0 1\n255\n' > "$work/width0.pgm"
+printf 'P5\n2 1\n100\n\000\145' > "$work/above.pgm"
+for case in "ascii.pgm:P2 (ASCII or bitmap)" "max70000.pgm:maxval 70000 (maxval must be 1 to" \
+    "width0.pgm:0 x 1 pixels" "above.pgm:a value of 101 above its maxval 100"; do
+    f=${case%%:*}
+    "$tool" gray "$work/$f" "$work/pnm_out.png" 2> "$work/err"
+    [ $? -eq 1 ] && grep -qF "${case#*:}" "$work/err" || fail "$f: $(cat "$work/err")"
+    [ ! -e "$work/pnm_out.png" ] || fail "output written for $f"
+done
 # PGM/PPM values are read as they are whatever maxval says, as OpenCV's imread reads them (and
 # as median and cloud take them): 0, 50, 100 of 100 stay 0, 50, 100; a PPM's gray is OpenCV's.
 printf 'P5\n3 1\n100\n\000\062\144' > "$work/max100.pgm"

@@ -60,6 +60,7 @@ endfunction()
 
 refused("${DATA}/truncated.png" "truncated or corrupt PNG")
 refused("${DATA}/bad_idat_crc.png" "truncated or corrupt PNG.*checksum")
+refused("${DATA}/iend_cut.png" "truncated or corrupt PNG.*IEND")
 refused("${DATA}/not_an_image.png" "not an image")
 refused("${DATA}/missing.png" "No such file")
 refused("${DATA}" "is a directory")

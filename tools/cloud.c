@@ -220,15 +220,21 @@ static int convert_item(clc_context *ctx, const cli_item *in, const char *out, v
 }
 
 /* --color FOLDER in batch mode: its images, by name without extension (and subfolder with
- * --recursive); two with one name are ambiguous. */
+ * --recursive); two with one name are ambiguous. CLI_EXIT_USAGE for a path that is not a folder
+ * (a usage error, as a single-file OUT that is a folder), CLI_EXIT_FAILURE for one that cannot
+ * be read, 0 when indexed. */
 static int index_colors(cloud_job *job, cli_batch *colors, const char *folder, int recursive)
 {
     struct stat st;
-    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (stat(folder, &st) != 0) {
+        cli_error("cannot read the --color folder '%s': %s", folder, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
         cli_error("with -o, --color takes a folder of colour images named as the depth files; "
                   "'%s' is not a folder",
                   folder);
-        return -1;
+        return CLI_EXIT_USAGE;
     }
     colors->accept = img_is_image_name;
     colors->kind = "images";
@@ -236,14 +242,14 @@ static int index_colors(cloud_job *job, cli_batch *colors, const char *folder, i
     colors->recursive = recursive;
     colors->quiet = 1;
     if (cli_batch_path(colors, folder) != 0 || cli_batch_expand(colors) != 0)
-        return -1;
+        return CLI_EXIT_FAILURE;
     qsort(colors->items, colors->count, sizeof *colors->items, by_rel);
     for (size_t i = 1; i < colors->count; ++i) {
         if (strcmp(colors->items[i - 1].rel, colors->items[i].rel) == 0) {
             cli_error("'%s' and '%s' have the same name; which colours the depth file of that "
                       "name is ambiguous",
                       colors->items[i - 1].path, colors->items[i].path);
-            return -1;
+            return CLI_EXIT_FAILURE;
         }
     }
     job->colors = colors;
@@ -350,10 +356,8 @@ static int run(int argc, char **argv)
         job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
     }
     if (batch.outdir) {
-        if (color_path && index_colors(&job, &colors, color_path, batch.recursive) != 0) {
-            rc = CLI_EXIT_FAILURE;
+        if (color_path && (rc = index_colors(&job, &colors, color_path, batch.recursive)) != 0)
             goto done;
-        }
         job.quiet = 1; /* the progress line speaks for the batch */
         const char *ext = !batch.format || strcasecmp(batch.format, "ply") == 0 ? ".ply"
                           : strcasecmp(batch.format, "pcd") == 0                ? ".pcd"
@@ -386,6 +390,6 @@ const cli_subcommand cli_command_cloud = {
     "cloud",
     "  cloud DEPTH OUT.ply --fx F --fy F --cx F --cy F [...]\n"
     "                                    depth image to point cloud (Open3D's)\n"
-    "  cloud DEPTH... -o OUTDIR --intrinsics FILE [--color DIR]\n"
+    "  cloud DEPTH... -o OUTDIR (--intrinsics FILE | --fx ...) [--color DIR]\n"
     "                                    many depth images, folders too\n",
     run};

@@ -411,6 +411,25 @@ static int narrow(scratch *s, int slot, const char *path, img *im, int want)
     return 0;
 }
 
+/* Whether the chunks, walked from the signature, reach a whole IEND. libspng accepts a file cut
+ * inside IEND's CRC, which libpng (imread) refuses; IEND is empty, so its 12 bytes are fixed.
+ * The chunks before it have passed libspng's checks by now. */
+static int whole_iend(const unsigned char *b, size_t n)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    size_t p = 8;
+    while (p <= n && n - p >= 12) {
+        if (memcmp(b + p + 4, "IEND", 4) == 0)
+            return memcmp(b + p, iend, sizeof iend) == 0;
+        const size_t length =
+            (size_t)b[p] << 24 | (size_t)b[p + 1] << 16 | (size_t)b[p + 2] << 8 | b[p + 3];
+        if (length > n - p - 12)
+            return 0;
+        p += 12 + length;
+    }
+    return 0;
+}
+
 static int decode_png(scratch *s, int slot, const char *path, const unsigned char *data,
                       size_t size, int want, img *out)
 {
@@ -462,11 +481,16 @@ static int decode_png(scratch *s, int slot, const char *path, const unsigned cha
     }
     /* The chunks after the image too, up to IEND: libspng stops reading once the pixels are
      * inflated, so a bad CRC of the last IDAT would pass unseen, where libpng (OpenCV's imread)
-     * refuses it. (A file cut inside IEND itself still passes; libpng refuses that too.) */
+     * refuses it. */
     if ((err = spng_decode_image(ctx, pixels, bytes, fmt, 0)) != 0 ||
         (err = spng_decode_chunks(ctx)) != 0) {
         cli_error("'%s' is a truncated or corrupt PNG file (libspng says: %s)", path,
                   spng_strerror(err));
+        goto done;
+    }
+    if (!whole_iend(data, size)) {
+        cli_error("'%s' is a truncated or corrupt PNG file (its IEND chunk is cut or damaged)",
+                  path);
         goto done;
     }
     *out = (img){pixels, (int)ihdr.width, (int)ihdr.height, channels, wide ? 16 : 8};
@@ -507,12 +531,23 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
 {
     size_t p = 2;
     unsigned long w = 0, h = 0, maxval = 0;
-    if (n < 3 || (b[1] != '5' && b[1] != '6') || pnm_number(b, n, &p, &w) ||
-        pnm_number(b, n, &p, &h) || pnm_number(b, n, &p, &maxval) || p >= n || maxval == 0 ||
-        maxval > 65535 || w == 0 || h == 0) {
-        cli_error("'%s' is not a binary PGM/PPM (P5 or P6) file this tool reads, or its header "
-                  "is corrupt",
+    if (b[1] != '5' && b[1] != '6') { /* sniff() saw P1 to P6 */
+        cli_error("'%s' is a P%c (ASCII or bitmap) PNM file; this tool reads binary PGM/PPM (P5, "
+                  "P6)",
+                  path, b[1]);
+        return -1;
+    }
+    if (pnm_number(b, n, &p, &w) || pnm_number(b, n, &p, &h) || pnm_number(b, n, &p, &maxval) ||
+        p >= n) {
+        cli_error("'%s' is a truncated or corrupt PGM/PPM file: its header does not give width, "
+                  "height and maxval",
                   path);
+        return -1;
+    }
+    if (w == 0 || h == 0 || maxval == 0 || maxval > 65535) {
+        cli_error("'%s' is a corrupt PGM/PPM file: %lu x %lu pixels, maxval %lu (maxval must be 1 "
+                  "to 65535, the sizes at least 1)",
+                  path, w, h, maxval);
         return -1;
     }
     ++p; /* the single whitespace byte after maxval */
