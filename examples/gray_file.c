@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,14 +66,28 @@ static int same_file(const char *a, const char *b)
 }
 
 /* Where `path` writes: itself, or the file a link leads to; NULL after a message for a folder, a
- * device or a FIFO (the rename would put a plain file in its place) or a link to nothing. */
+ * device or a FIFO (the rename would put a plain file in its place), a link to nothing, or a new
+ * file in a folder that is not there. */
 static char *output_target(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) != 0) {
         char *copy = strdup(path);
-        if (!copy)
+        if (!copy) {
             fprintf(stderr, "gray_file: out of memory\n");
+            return NULL;
+        }
+        char *slash = strrchr(copy, '/');
+        if (slash)
+            *slash = '\0';
+        const char *folder = !slash ? "." : slash == copy ? "/" : copy;
+        if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gray_file: cannot write %s: %s is not a folder\n", path, folder);
+            free(copy);
+            return NULL;
+        }
+        if (slash)
+            *slash = '/';
         return copy;
     }
     const int found = stat(path, &st) == 0;
@@ -126,12 +141,18 @@ static int write_pgm(const char *path, const char *target, const unsigned char *
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
+    if (argc < 3 || argc > 4) {
         fprintf(stderr, "usage: gray_file IN.ppm OUT.pgm [SELECTOR]\n");
         return 2;
     }
     if (same_file(argv[1], argv[2])) {
         fprintf(stderr, "gray_file: %s is the input itself, which would be lost\n", argv[2]);
+        return 2;
+    }
+    /* It writes PGM only: under another name (out.png) the bytes would lie about their format. */
+    const size_t n = strlen(argv[2]);
+    if (n < 4 || strcasecmp(argv[2] + n - 4, ".pgm") != 0) {
+        fprintf(stderr, "gray_file: %s: the output is a PGM; name it .pgm\n", argv[2]);
         return 2;
     }
     /* The output is judged before any work, so that a name it cannot take costs nothing. */

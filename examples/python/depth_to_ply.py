@@ -51,6 +51,8 @@ def output_target(path, source):
         fail(f"cannot write {path}: it exists and is not a regular file")
     if os.path.exists(target) and os.path.exists(source) and os.path.samefile(source, target):
         fail(f"cannot write {path}: it is the input itself, which would be lost")
+    if not os.path.isdir(os.path.dirname(target)):  # found now, not after the conversion
+        fail(f"cannot write {path}: {os.path.dirname(path) or '.'} is not a folder")
     return target
 
 

@@ -167,9 +167,9 @@ def _as_input(a, name, image=False):
             raise TypeError(f"{what} is in OpenCL device memory; clcompute takes host memory: "
                             "a.get() (or use the C API's _enqueue forms on its buffer)")
         arr = np.asarray(a)
-        if arr.dtype == object:
-            raise TypeError(f"{what} is not an array of numbers (numpy made an array of Python "
-                            "objects of it)")
+        if arr.dtype == object or arr.dtype.kind in "USV":  # objects, text, raw bytes
+            raise TypeError(f"{what} is not an array of numbers (numpy made a {arr.dtype} array "
+                            "of it)")
         if arr.flags.owndata:  # a list or the like: numpy made the array, a copy
             with _copies_lock:
                 _copies += 1
@@ -666,14 +666,19 @@ def _batch(devices):
         return _batches[key]
 
 
-def _sequence(name, items, one):
+def _sequence(name, items, one, channels=None):
     """The items of a _many call as a sequence, refusing what is not a list of them: one item
-    where a list was meant (`one`: its number of dimensions), None, a string, a mapping."""
+    where a list was meant (`one`: its number of dimensions; `channels`: the last dimensions an
+    item may have, if it has one), None, a string, a mapping."""
     if isinstance(items, memoryview):  # Python cannot iterate one of several dimensions
         items = np.asarray(items)
     if isinstance(items, np.ndarray) and items.ndim == one:
+        # The hint only where the array is shaped as one item; a stack of one-channel images
+        # (N, H, W) is no item at all, and x[None] would not make it one.
+        one_item = channels is None or items.shape[-1] in channels
         raise ValueError(f"{name} must be a list of them or an array with one more dimension, "
-                         f"not one {items.shape} {items.dtype} array (pass [x] or x[None])")
+                         f"not one {items.shape} {items.dtype} array"
+                         + (" (pass [x] or x[None])" if one_item else ""))
     if isinstance(items, np.ndarray) and items.ndim != one + 1:
         raise ValueError(f"{name} must be a list of them or an array of {one + 1} dimensions "
                          f"(the first counting them), not a {items.shape} array")
@@ -683,16 +688,17 @@ def _sequence(name, items, one):
 
 
 def gray_many(images, order="rgb", weights="bt601", devices="all", out=None):
-    """gray() of every image of a list, on every device of `devices` at once (the batch API:
-    each device's workers take the next image when free). Returns the results in order: new
-    arrays, or with `out` ((N, H, W) uint8, images of one size) views of it; new memory for many
-    images costs the system about as much to hand out as the conversion takes, so reuse `out`
-    in a loop. Calls from several threads on the same `devices` take turns."""
+    """gray() of every image of a list (or of an (N, H, W, 3 or 4) array), on every device of
+    `devices` at once (the batch API: each device's workers take the next image when free).
+    Returns the results in order: new arrays, or with `out` ((N, H, W) uint8, images of one
+    size) views of it; new memory for many images costs the system about as much to hand out as
+    the conversion takes, so reuse `out` in a loop. Calls from several threads on the same
+    `devices` take turns."""
     o = _choice("order", order, ("rgb", "bgr", "rgba", "bgra"))  # also for an empty list
     w = _choice("weights", weights, tuple(_WEIGHTS))
     batch, lock, *_ = _batch(devices)
     srcs = []
-    for i, img in enumerate(_sequence("images", _as_array(images), 3)):
+    for i, img in enumerate(_sequence("images", _as_array(images), 3, (3, 4))):
         src, o = _gray_args(f"images[{i}]", img, o)
         srcs.append((src, o))
     sizes = {src.shape[:2] for src, _ in srcs}
@@ -810,7 +816,7 @@ def depth_to_points_many(depths, fx, fy, cx, cy, depth_scale=1000.0, depth_trunc
     batch, lock, workers, *_ = _batch(devices)
     depths = _sequence("depths", _as_array(depths), 2)
     if colors is not None:
-        colors = _sequence("colors", _as_array(colors), 3)
+        colors = _sequence("colors", _as_array(colors), 3, (3,))
         if not isinstance(depths, np.ndarray):
             depths = list(depths)  # counted and indexed below
         if not isinstance(colors, np.ndarray):

@@ -185,6 +185,11 @@ def test_other_device_arrays_and_objects_are_refused_at_once():
         clcompute.sum(Array())
     with pytest.raises(TypeError, match="not an array of numbers"):
         clcompute.sum([object(), object()])
+    # Text is no array of numbers either (numpy makes a <U3 array of "abc").
+    with pytest.raises(TypeError, match=r"color \(builtins.str\) is not an array of numbers"):
+        clcompute.depth_to_points(np.ones((2, 2), np.uint16), fx=1, fy=1, cx=0, cy=0, color="abc")
+    with pytest.raises(TypeError, match="not an array of numbers"):
+        clcompute.sum(b"abc")
 
 
 def test_jax_arrays_when_installed():
@@ -820,8 +825,14 @@ def test_misused_many_calls_say_what_is_wrong():
     with pytest.raises(ValueError, match=r"depths must be a list of them or an array with one "
                                          r"more dimension, not one \(6, 8\) uint16 array"):
         clcompute.depth_to_points_many(d[0], **args)
-    with pytest.raises(ValueError, match=r"images must be a list .* not one \(6, 8, 3\)"):
+    with pytest.raises(ValueError, match=r"images must be a list .* not one \(6, 8, 3\) uint8 "
+                                         r"array \(pass \[x\] or x\[None\]\)$"):
         clcompute.gray_many(img)
+    # A stack of one-channel images is no single image: no hint that would not help.
+    with pytest.raises(ValueError, match=r"not one \(5, 6, 8\) uint8 array$"):
+        clcompute.gray_many(np.zeros((5, 6, 8), np.uint8))
+    with pytest.raises(ValueError, match=r"colors must be .* not one \(4, 6, 8\) uint8 array$"):
+        clcompute.depth_to_points_many(d, **args, colors=np.zeros((4, 6, 8), np.uint8))
     for bad in (None, "depth.png", {"a": d}):
         with pytest.raises(TypeError, match="depths must be a list or an array"):
             clcompute.depth_to_points_many(bad, **args)
@@ -960,6 +971,11 @@ def test_the_examples_run(tmp_path):
         assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "Traceback" not in r.stderr
     assert sorted(p.name for p in tmp_path.glob("*.ply")) == ["folder.ply", "n.ply"]
+    # An output in a folder that is not there is refused before the conversion, not after it.
+    r = run(ex / "depth_to_ply.py", tmp_path / "depth.npy", tmp_path / "nodir" / "m.ply", "--fx",
+            50, "--fy", 50, "--cx", 32, "--cy", 24)
+    assert r.returncode == 1 and "nodir is not a folder" in r.stderr, r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr, r.stdout
     # The input under another name as the output, and a format it does not write: refused, the
     # input as it was.
     (tmp_path / "same.npy").symlink_to(tmp_path / "depth.npy")
