@@ -72,6 +72,10 @@ static char *output_target(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) { /* a name too long, a folder it may not search */
+            perror(path);
+            return NULL;
+        }
         char *copy = strdup(path);
         if (!copy) {
             fprintf(stderr, "gray_file: out of memory\n");
@@ -81,8 +85,12 @@ static char *output_target(const char *path)
         if (slash)
             *slash = '\0';
         const char *folder = !slash ? "." : slash == copy ? "/" : copy;
-        if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        const int found = stat(folder, &st) == 0;
+        if (!found)
+            fprintf(stderr, "gray_file: cannot write %s: %s: %s\n", path, folder, strerror(errno));
+        else if (!S_ISDIR(st.st_mode))
             fprintf(stderr, "gray_file: cannot write %s: %s is not a folder\n", path, folder);
+        if (!found || !S_ISDIR(st.st_mode)) {
             free(copy);
             return NULL;
         }
@@ -139,6 +147,16 @@ static int write_pgm(const char *path, const char *target, const unsigned char *
     return failed ? -1 : 0;
 }
 
+/* It writes PGM only: under another name (out.png) the bytes would lie about their format. */
+static int pgm_name(const char *path)
+{
+    const size_t n = strlen(path);
+    if (n >= 4 && strcasecmp(path + n - 4, ".pgm") == 0)
+        return 1;
+    fprintf(stderr, "gray_file: %s: the output is a PGM; name it .pgm\n", path);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
@@ -149,14 +167,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "gray_file: %s is the input itself, which would be lost\n", argv[2]);
         return 2;
     }
-    /* It writes PGM only: under another name (out.png) the bytes would lie about their format. */
-    const size_t n = strlen(argv[2]);
-    if (n < 4 || strcasecmp(argv[2] + n - 4, ".pgm") != 0) {
-        fprintf(stderr, "gray_file: %s: the output is a PGM; name it .pgm\n", argv[2]);
+    /* The output is judged before any work, so that a name it cannot take costs nothing. */
+    if (!pgm_name(argv[2]))
+        return 2;
+    char *target = output_target(argv[2]);
+    if (target && !pgm_name(target)) { /* a link named .pgm to another kind of file */
+        free(target);
         return 2;
     }
-    /* The output is judged before any work, so that a name it cannot take costs nothing. */
-    char *target = output_target(argv[2]);
     size_t w = 0, h = 0;
     unsigned char *rgb = target ? read_ppm(argv[1], &w, &h) : NULL,
                   *gray = rgb ? malloc(w * h) : NULL;

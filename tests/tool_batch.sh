@@ -135,6 +135,10 @@ done
     --color "$work/no_such_folder" 2> "$work/log"
 [ $? -eq 1 ] && grep -q "cannot read the --color folder" "$work/log" ||
     fail "missing --color folder: $(cat "$work/log")"
+"$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
+    --color "$work/color" --format xyz 2> "$work/log"
+[ $? -eq 2 ] && grep -q "not a point cloud format" "$work/log" ||
+    fail "--format xyz with --color: $(cat "$work/log")"
 cp "$data/rgb.png" "$work/color/d1.jpg"
 "$tool" cloud "$work/depth" -o "$work/colored" --intrinsics "$work/intrinsics.txt" \
     --color "$work/color" 2> "$work/log"

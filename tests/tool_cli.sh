@@ -95,11 +95,13 @@ printf 'P2\n2 1\n255\n0 1\n' > "$work/ascii.pgm"
 printf 'P5\n2 1\n70000\n\000\000\000\000' > "$work/max70000.pgm"
 printf 'P5\n0 1\n255\n' > "$work/width0.pgm"
 printf 'P5\n2 1\n100\n\000\145' > "$work/above.pgm"
-for case in "ascii.pgm:P2 (ASCII or bitmap)" "max70000.pgm:maxval 70000 (maxval must be 1 to" \
-    "width0.pgm:0 x 1 pixels" "above.pgm:a value of 101 above its maxval 100"; do
-    f=${case%%:*}
+printf 'P4\n8 1\n\377' > "$work/bitmap.pbm"
+for check in "ascii.pgm:P2 file (ASCII PGM/PPM)" "bitmap.pbm:P4 file (a PBM bitmap)" \
+    "max70000.pgm:maxval 70000 (maxval must be 1 to" "width0.pgm:0 x 1 pixels" \
+    "above.pgm:a value of 101 above its maxval 100"; do
+    f=${check%%:*}
     "$tool" gray "$work/$f" "$work/pnm_out.png" 2> "$work/err"
-    [ $? -eq 1 ] && grep -qF "${case#*:}" "$work/err" || fail "$f: $(cat "$work/err")"
+    [ $? -eq 1 ] && grep -qF "${check#*:}" "$work/err" || fail "$f: $(cat "$work/err")"
     [ ! -e "$work/pnm_out.png" ] || fail "output written for $f"
 done
 # PGM/PPM values are read as they are whatever maxval says, as OpenCV's imread reads them (and

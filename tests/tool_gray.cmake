@@ -61,6 +61,18 @@ endfunction()
 refused("${DATA}/truncated.png" "truncated or corrupt PNG")
 refused("${DATA}/bad_idat_crc.png" "truncated or corrupt PNG.*checksum")
 refused("${DATA}/iend_cut.png" "truncated or corrupt PNG.*IEND")
+# Bytes after a whole IEND are no fault (libpng ignores them too): rgb.png and text after it.
+execute_process(COMMAND cat "${DATA}/rgb.png" "${DATA}/not_an_image.png"
+                OUTPUT_FILE "${out}/trailing_bytes.png" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cannot make trailing_bytes.png")
+endif()
+execute_process(COMMAND "${TOOL}" gray "${out}/trailing_bytes.png" "${out}/trailing.png"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gray of a PNG with bytes after IEND: exit ${rc}: ${err}")
+endif()
+same("${out}/trailing.png" "${DATA}/rgb.gray.png")
 refused("${DATA}/not_an_image.png" "not an image")
 refused("${DATA}/missing.png" "No such file")
 refused("${DATA}" "is a directory")

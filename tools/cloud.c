@@ -356,9 +356,6 @@ static int run(int argc, char **argv)
         job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
     }
     if (batch.outdir) {
-        if (color_path && (rc = index_colors(&job, &colors, color_path, batch.recursive)) != 0)
-            goto done;
-        job.quiet = 1; /* the progress line speaks for the batch */
         const char *ext = !batch.format || strcasecmp(batch.format, "ply") == 0 ? ".ply"
                           : strcasecmp(batch.format, "pcd") == 0                ? ".pcd"
                                                                                 : NULL;
@@ -367,6 +364,13 @@ static int run(int argc, char **argv)
                       batch.format);
             goto done;
         }
+        const int indexed =
+            color_path ? index_colors(&job, &colors, color_path, batch.recursive) : CLI_EXIT_OK;
+        if (indexed != CLI_EXIT_OK) {
+            rc = indexed;
+            goto done;
+        }
+        job.quiet = 1; /* the progress line speaks for the batch */
         rc = cli_batch_run(&batch, ext, convert_item, &job);
     } else {
         if (cli_batch_single(&batch) != 0)

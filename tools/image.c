@@ -532,15 +532,14 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
     size_t p = 2;
     unsigned long w = 0, h = 0, maxval = 0;
     if (b[1] != '5' && b[1] != '6') { /* sniff() saw P1 to P6 */
-        cli_error("'%s' is a P%c (ASCII or bitmap) PNM file; this tool reads binary PGM/PPM (P5, "
-                  "P6)",
-                  path, b[1]);
+        cli_error("'%s' is a P%c file (%s); this tool reads binary PGM/PPM (P5, P6)", path, b[1],
+                  b[1] == '1' || b[1] == '4' ? "a PBM bitmap" : "ASCII PGM/PPM");
         return -1;
     }
     if (pnm_number(b, n, &p, &w) || pnm_number(b, n, &p, &h) || pnm_number(b, n, &p, &maxval) ||
         p >= n) {
         cli_error("'%s' is a truncated or corrupt PGM/PPM file: its header does not give width, "
-                  "height and maxval",
+                  "height and maxval (each at most 100000000)",
                   path);
         return -1;
     }

@@ -168,8 +168,8 @@ def _as_input(a, name, image=False):
                             "a.get() (or use the C API's _enqueue forms on its buffer)")
         arr = np.asarray(a)
         if arr.dtype == object or arr.dtype.kind in "USV":  # objects, text, raw bytes
-            raise TypeError(f"{what} is not an array of numbers (numpy made a {arr.dtype} array "
-                            "of it)")
+            raise TypeError(f"{what} is not an array of numbers (numpy made an array of dtype "
+                            f"{arr.dtype} of it)")
         if arr.flags.owndata:  # a list or the like: numpy made the array, a copy
             with _copies_lock:
                 _copies += 1
@@ -675,10 +675,13 @@ def _sequence(name, items, one, channels=None):
     if isinstance(items, np.ndarray) and items.ndim == one:
         # The hint only where the array is shaped as one item; a stack of one-channel images
         # (N, H, W) is no item at all, and x[None] would not make it one.
-        one_item = channels is None or items.shape[-1] in channels
-        raise ValueError(f"{name} must be a list of them or an array with one more dimension, "
-                         f"not one {items.shape} {items.dtype} array"
-                         + (" (pass [x] or x[None])" if one_item else ""))
+        if channels is None or items.shape[-1] in channels:
+            raise ValueError(f"{name} must be a list of them or an array with one more "
+                             f"dimension, not one {items.shape} {items.dtype} array (pass [x] "
+                             "or x[None])")
+        raise ValueError(f"{name} must be a list of them or an array with one more dimension "
+                         f"whose last is {' or '.join(map(str, channels))}, not a {items.shape} "
+                         f"{items.dtype} array")
     if isinstance(items, np.ndarray) and items.ndim != one + 1:
         raise ValueError(f"{name} must be a list of them or an array of {one + 1} dimensions "
                          f"(the first counting them), not a {items.shape} array")

@@ -829,9 +829,10 @@ def test_misused_many_calls_say_what_is_wrong():
                                          r"array \(pass \[x\] or x\[None\]\)$"):
         clcompute.gray_many(img)
     # A stack of one-channel images is no single image: no hint that would not help.
-    with pytest.raises(ValueError, match=r"not one \(5, 6, 8\) uint8 array$"):
+    with pytest.raises(ValueError, match=r"whose last is 3 or 4, not a \(5, 6, 8\) uint8 array$"):
         clcompute.gray_many(np.zeros((5, 6, 8), np.uint8))
-    with pytest.raises(ValueError, match=r"colors must be .* not one \(4, 6, 8\) uint8 array$"):
+    with pytest.raises(ValueError, match=r"colors must .* last is 3, not a \(4, 6, 8\) uint8 "
+                                         r"array$"):
         clcompute.depth_to_points_many(d, **args, colors=np.zeros((4, 6, 8), np.uint8))
     for bad in (None, "depth.png", {"a": d}):
         with pytest.raises(TypeError, match="depths must be a list or an array"):
