@@ -85,18 +85,17 @@ static char *output_target(const char *path)
         if (slash)
             *slash = '\0';
         const char *folder = !slash ? "." : slash == copy ? "/" : copy;
-        const int found = stat(folder, &st) == 0;
-        if (!found)
+        if (stat(folder, &st) != 0) {
             fprintf(stderr, "gray_file: cannot write %s: %s: %s\n", path, folder, strerror(errno));
-        else if (!S_ISDIR(st.st_mode))
+        } else if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "gray_file: cannot write %s: %s is not a folder\n", path, folder);
-        if (!found || !S_ISDIR(st.st_mode)) {
-            free(copy);
-            return NULL;
+        } else {
+            if (slash)
+                *slash = '/';
+            return copy;
         }
-        if (slash)
-            *slash = '/';
-        return copy;
+        free(copy);
+        return NULL;
     }
     const int found = stat(path, &st) == 0;
     if (!found && errno != ENOENT) { /* a loop of links, a folder it may not search */

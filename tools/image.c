@@ -539,7 +539,7 @@ static int decode_pnm(scratch *s, int slot, const char *path, const unsigned cha
     if (pnm_number(b, n, &p, &w) || pnm_number(b, n, &p, &h) || pnm_number(b, n, &p, &maxval) ||
         p >= n) {
         cli_error("'%s' is a truncated or corrupt PGM/PPM file: its header does not give width, "
-                  "height and maxval (each at most 100000000)",
+                  "height and maxval, or gives one too large to read",
                   path);
         return -1;
     }

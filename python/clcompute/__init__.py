@@ -675,13 +675,12 @@ def _sequence(name, items, one, channels=None):
     if isinstance(items, np.ndarray) and items.ndim == one:
         # The hint only where the array is shaped as one item; a stack of one-channel images
         # (N, H, W) is no item at all, and x[None] would not make it one.
+        wanted = f"{name} must be a list of them or an array with one more dimension"
         if channels is None or items.shape[-1] in channels:
-            raise ValueError(f"{name} must be a list of them or an array with one more "
-                             f"dimension, not one {items.shape} {items.dtype} array (pass [x] "
-                             "or x[None])")
-        raise ValueError(f"{name} must be a list of them or an array with one more dimension "
-                         f"whose last is {' or '.join(map(str, channels))}, not a {items.shape} "
-                         f"{items.dtype} array")
+            raise ValueError(f"{wanted}, not one {items.shape} {items.dtype} array (pass [x] or "
+                             "x[None])")
+        raise ValueError(f"{wanted} whose last is {' or '.join(map(str, channels))}, not a "
+                         f"{items.shape} {items.dtype} array")
     if isinstance(items, np.ndarray) and items.ndim != one + 1:
         raise ValueError(f"{name} must be a list of them or an array of {one + 1} dimensions "
                          f"(the first counting them), not a {items.shape} array")
