@@ -2,12 +2,13 @@
 /* Experiment (not built by CMake): the GPU reduction's launch shape and loop against each other,
  * f32 sum and argmax of 256 Mi elements on a device buffer, raw OpenCL, event timestamps: stage 1
  * alone and the span from stage 1's start to stage 2's end, medians of REPEATS with the variants
- * interleaved run by run. Variants are builds of reduce_variants.cl (cl/reduce.cl with -DUNROLL=8:
- * eight loads in flight an item instead of four; -DCONTIG=1: each work-group a contiguous range of
- * the array instead of a grid-wide stride) and work-groups a compute unit. Every result is checked:
- * the sum against a double sum, argmax exactly.
- *   cc -O2 -std=c11 -o reduce_shapes reduce_shapes.c -lOpenCL -lm
- *   ./reduce_shapes reduce_variants.cl PLATFORM-SUBSTRING [REPEATS] */
+ * interleaved run by run. Variants are builds of cl/reduce.cl patched by reduce_variants.patch
+ * (-DUNROLL=8: eight loads in flight an item instead of four; -DCONTIG=1: each work-group a
+ * contiguous range of the array instead of a grid-wide stride) and work-groups a compute unit.
+ * Every result is checked: the sum against a double sum, argmax exactly. From the repository root:
+ *   patch -o /tmp/reduce_variants.cl cl/reduce.cl bench/experiments/reduce_variants.patch
+ *   cc -O2 -std=c11 -o reduce_shapes bench/experiments/reduce_shapes.c -lOpenCL -lm
+ *   ./reduce_shapes /tmp/reduce_variants.cl PLATFORM-SUBSTRING [REPEATS] */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
