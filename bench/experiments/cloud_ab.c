@@ -76,14 +76,7 @@ int main(int argc, char **argv)
              cframe = px * 3;
     for (int v = 0; v < nv; v++) {
         char *src = read_text(argv[8 + v]);
-        cl_program pr = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
-        CK(err);
-        if (clBuildProgram(pr, 1, &d, f32 ? "-DDEPTH_F32" : "-DDEPTH_U16", NULL, NULL)) {
-            char log[20000];
-            clGetProgramBuildInfo(pr, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-            fprintf(stderr, "%s\n", log);
-            return 1;
-        }
+        cl_program pr = built_program(ctx, d, src, f32 ? "-DDEPTH_F32" : "-DDEPTH_U16");
         kc[v] = clCreateKernel(pr, "cloud_count", &err);
         CK(err);
         kw[v] = clCreateKernel(pr, organized ? "cloud_organized" : "cloud_dense", &err);

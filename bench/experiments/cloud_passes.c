@@ -85,16 +85,9 @@ int main(int argc, char **argv)
     cl_context ctx;
     cl_command_queue q = profiling_queue(plat, &d, &ctx);
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
-    CK(err);
     char opts[512];
     snprintf(opts, sizeof opts, "-DDEPTH_U16 %s", getenv("OPTS") ? getenv("OPTS") : "");
-    if (clBuildProgram(prog, 1, &d, opts, NULL, NULL)) {
-        char log[20000];
-        clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-        fprintf(stderr, "%s\n", log);
-        return 1;
-    }
+    cl_program prog = built_program(ctx, d, src, opts);
     int onepass = 0;
     cl_kernel kc = clCreateKernel(prog, "cloud_count", &err);
     CK(err);

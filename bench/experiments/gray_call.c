@@ -39,9 +39,7 @@ int main(void)
     cl_command_queue q = profiling_queue("Portable", &d, &ctx);
     char *srcs = read_text("cl/gray.cl");
     cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, (const char **)&srcs, NULL, &err);
-    CK(err);
-    CK(clBuildProgram(p, 1, &d, "-DCHANNELS=3", NULL, NULL));
+    cl_program p = built_program(ctx, d, srcs, "-DCHANNELS=3");
     cl_kernel kk = clCreateKernel(p, "gray_u8", &err);
     CK(err);
     clc_image_desc sd = {CLC_PIXEL_RGB8, W, H, 0}, dd = {CLC_PIXEL_GRAY8, W, H, 0};

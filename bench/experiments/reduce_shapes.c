@@ -88,14 +88,7 @@ int main(int argc, char **argv)
                      "-DS=float -DT=float -DKIND=1 -DMASK=int -DLOAD=0 -DWIDE=0 -DOP=%d -DVW=4 "
                      "-DITEMS=0 %s",
                      op ? 5 : 1, variants[v].opts);
-            cl_program p = clCreateProgramWithSource(c, 1, (const char **)&src, NULL, &err);
-            CK(err);
-            if (clBuildProgram(p, 1, &d, opts, NULL, NULL) != CL_SUCCESS) {
-                char log[8192];
-                clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-                fprintf(stderr, "%s\n", log);
-                return 1;
-            }
+            cl_program p = built_program(c, d, src, opts);
             k1[v] = clCreateKernel(p, "reduce_stage1", &err);
             CK(err);
             k2[v] = clCreateKernel(p, "reduce_stage2", &err);

@@ -1,6 +1,6 @@
 /* What the experiments share: a monotonic clock in seconds, a comparison of doubles for qsort
- * (medians), CK(), which ends the program on a failed OpenCL call, profiling_queue() and
- * read_text(). Header-only: the experiments are built one file at a time. */
+ * (medians), CK(), which ends the program on a failed OpenCL call, profiling_queue(), read_text()
+ * and built_program(). Header-only: the experiments are built one file at a time. */
 #ifndef CLC_EXPERIMENTS_TIMING_H
 #define CLC_EXPERIMENTS_TIMING_H
 
@@ -78,6 +78,23 @@ static inline char *read_text(const char *path)
     s[n] = 0;
     fclose(fp);
     return s;
+}
+
+/* A program of one source built for device d with `options`; a failed build ends the experiment
+ * with the compiler's log. */
+static inline cl_program built_program(cl_context ctx, cl_device_id d, const char *src,
+                                       const char *options)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CK(err);
+    if (clBuildProgram(p, 1, &d, options, NULL, NULL) != CL_SUCCESS) {
+        char log[20000] = "";
+        clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        fprintf(stderr, "%s\n", log);
+        exit(1);
+    }
+    return p;
 }
 
 #endif
