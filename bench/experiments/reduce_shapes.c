@@ -4,7 +4,9 @@
  * alone and the span from stage 1's start to stage 2's end, medians of REPEATS with the variants
  * interleaved run by run. Variants are builds of cl/reduce.cl patched by reduce_variants.patch
  * (-DUNROLL=8: eight loads in flight an item instead of four; -DCONTIG=1: each work-group a
- * contiguous range of the array instead of a grid-wide stride) and work-groups a compute unit.
+ * contiguous range of the array instead of a grid-wide stride), work-groups a compute unit, and
+ * one launch instead of two (-DONEPASS: reduce_onepass, the last work-group to finish combines
+ * the partials, which travel through 32-bit atomics).
  * Every result is checked: the sum against a double sum, argmax exactly. From the repository root:
  *   patch -o /tmp/reduce_variants.cl cl/reduce.cl bench/experiments/reduce_variants.patch
  *   cc -O2 -std=c11 -o reduce_shapes bench/experiments/reduce_shapes.c -lOpenCL -lm
@@ -20,17 +22,20 @@
 
 typedef struct variant {
     const char *name, *opts;
-    int groups_a_cu, local;
+    int groups_a_cu, local, onepass;
 } variant;
 
 static const variant variants[] = {
-    {"current (stride, 4 loads, 8 wg/CU, 256)", "", 8, 256},
-    {"stride, 8 loads", "-DUNROLL=8", 8, 256},
-    {"contiguous, 4 loads", "-DCONTIG=1", 8, 256},
-    {"contiguous, 8 loads", "-DCONTIG=1 -DUNROLL=8", 8, 256},
-    {"stride, 4 loads, 4 wg/CU, 512", "", 4, 512},
-    {"stride, 4 loads, 16 wg/CU (2 waves)", "", 16, 256},
-    {"contiguous, 4 loads, 32 wg/CU", "-DCONTIG=1", 32, 256},
+    {"current (stride, 4 loads, 8 wg/CU, 256)", "", 8, 256, 0},
+    {"stride, 8 loads", "-DUNROLL=8", 8, 256, 0},
+    {"contiguous, 4 loads", "-DCONTIG=1", 8, 256, 0},
+    {"contiguous, 8 loads", "-DCONTIG=1 -DUNROLL=8", 8, 256, 0},
+    {"stride, 4 loads, 4 wg/CU, 512", "", 4, 512, 0},
+    {"stride, 4 loads, 16 wg/CU (2 waves)", "", 16, 256, 0},
+    {"contiguous, 4 loads, 32 wg/CU", "-DCONTIG=1", 32, 256, 0},
+    {"one launch (stride, 4 loads, 8 wg/CU)", "", 8, 256, 1},
+    {"one launch, 8 loads", "-DUNROLL=8", 8, 256, 1},
+    {"one launch, 4 wg/CU, 512", "", 4, 512, 1},
 };
 enum { NV = sizeof variants / sizeof variants[0] };
 
@@ -76,6 +81,13 @@ int main(int argc, char **argv)
     CK(err);
     cl_mem result = clCreateBuffer(c, CL_MEM_READ_WRITE, 16, NULL, &err);
     CK(err);
+    /* one-launch variants: a count and four words a work-group, zero before the first launch */
+    const size_t sync_words = 1 + 4 * 64 * (size_t)cus;
+    cl_uint *zeros = calloc(sync_words, 4);
+    cl_mem sync =
+        clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * sync_words, zeros, &err);
+    CK(err);
+    free(zeros);
     printf("%s, %u compute units; 256 Mi float32, median of %d, ms\n\n", dname, cus, repeats);
     printf("| op | variant | stage 1 | span | GB/s (span) | checked |\n| --- | --- | --- | --- | "
            "--- | "
@@ -89,7 +101,8 @@ int main(int argc, char **argv)
                      "-DITEMS=0 %s",
                      op ? 5 : 1, variants[v].opts);
             cl_program p = built_program(c, d, src, opts);
-            k1[v] = clCreateKernel(p, "reduce_stage1", &err);
+            k1[v] =
+                clCreateKernel(p, variants[v].onepass ? "reduce_onepass" : "reduce_stage1", &err);
             CK(err);
             k2[v] = clCreateKernel(p, "reduce_stage2", &err);
             CK(err);
@@ -107,15 +120,30 @@ int main(int argc, char **argv)
                 CK(clSetKernelArg(k1[v], 0, sizeof x, &x));
                 CK(clSetKernelArg(k1[v], 1, 8, &off));
                 CK(clSetKernelArg(k1[v], 2, 8, &nn));
-                CK(clSetKernelArg(k1[v], 3, sizeof partials, &partials));
-                CK(clSetKernelArg(k1[v], 4, 32 * local, NULL));
+                if (variants[v].onepass) {
+                    CK(clSetKernelArg(k1[v], 3, sizeof sync, &sync));
+                    CK(clSetKernelArg(k1[v], 4, sizeof result, &result));
+                    CK(clSetKernelArg(k1[v], 5, 32 * local, NULL));
+                } else {
+                    CK(clSetKernelArg(k1[v], 3, sizeof partials, &partials));
+                    CK(clSetKernelArg(k1[v], 4, 32 * local, NULL));
+                }
                 CK(clSetKernelArg(k2[v], 0, sizeof partials, &partials));
                 CK(clSetKernelArg(k2[v], 1, 4, &groups));
                 CK(clSetKernelArg(k2[v], 2, sizeof result, &result));
                 CK(clSetKernelArg(k2[v], 3, 32 * local2, NULL));
                 cl_event e1, e2;
+                /* a stale result (a one-launch variant whose count was not reset) fails the check
+                 */
+                const cl_uchar ones = 0xff;
+                CK(clEnqueueFillBuffer(q, result, &ones, 1, 0, 16, 0, NULL, NULL));
                 CK(clEnqueueNDRangeKernel(q, k1[v], 1, NULL, &global, &local, 0, NULL, &e1));
-                CK(clEnqueueNDRangeKernel(q, k2[v], 1, NULL, &local2, &local2, 0, NULL, &e2));
+                if (variants[v].onepass) {
+                    e2 = e1;
+                    CK(clRetainEvent(e2));
+                } else {
+                    CK(clEnqueueNDRangeKernel(q, k2[v], 1, NULL, &local2, &local2, 0, NULL, &e2));
+                }
                 cl_ulong out[2];
                 CK(clEnqueueReadBuffer(q, result, CL_TRUE, 0, 16, out, 0, NULL, NULL));
                 if (op == 0) {
