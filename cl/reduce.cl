@@ -11,10 +11,11 @@
  * code, so a GPU build keeps no registers for the chunk path's 64 lanes>.
  *
  * Stage 1: work-group g of l items reduces its elements into partial[g]; stage 2: one work-group
- * reduces the partials into result. The assignment of elements to items depends only on n and the
- * launch shape, which the host fixes per device, and every combination happens in a fixed order,
- * so a result is the same bits run after run. GPUs stride over the array (coalesced); CPU devices
- * (work-groups of one) take contiguous chunks.
+ * reduces the partials into result. Or both in one launch (reduce_onepass): the last work-group
+ * of stage 1 to finish does stage 2, in stage 2's order. The assignment of elements to items
+ * depends only on n and the launch shape, which the host fixes per device, and every combination
+ * happens in a fixed order, so a result is the same bits run after run. GPUs stride over the array
+ * (coalesced); CPU devices (work-groups of one) take contiguous chunks.
  *
  * Semantics (numpy's): float sums are Kahan-compensated per item and combined with two-sum, so
  * they are at least as accurate as numpy's pairwise sum; the sum identity is -0.0, so a sum of
@@ -225,6 +226,44 @@ inline acc_t load(const __global ulong *in)
     a.v = *(const __global ACC *)in;
 #if OP != SUM
     a.i = in[1];
+#else
+    a.i = 0;
+#endif
+    return a;
+}
+
+/* The one pass's partials: four 32-bit words a work-group, written and read by atomics, which
+ * OpenCL 1.2 makes visible across the work-groups of a launch (plain stores it does not). The
+ * words are store()'s two 64-bit words. */
+typedef union {
+    ACC v;
+    ulong w[2];
+} words_t;
+
+inline void publish(volatile __global uint *at, const acc_t a)
+{
+    words_t u;
+    u.w[0] = 0;
+    u.w[1] = 0;
+    u.v = a.v;
+#if OP != SUM
+    u.w[1] = a.i;
+#endif
+    for (int k = 0; k < 2; ++k) {
+        atomic_xchg(&at[2 * k], (uint)u.w[k]);
+        atomic_xchg(&at[2 * k + 1], (uint)(u.w[k] >> 32));
+    }
+}
+
+inline acc_t collect(volatile __global uint *at)
+{
+    words_t u;
+    for (int k = 0; k < 2; ++k)
+        u.w[k] = (ulong)atomic_or(&at[2 * k], 0u) | (ulong)atomic_or(&at[2 * k + 1], 0u) << 32;
+    acc_t a;
+    a.v = u.v;
+#if OP != SUM
+    a.i = u.w[1];
 #else
     a.i = 0;
 #endif
@@ -497,9 +536,9 @@ inline acc_t fold_strided(const __global S *restrict x, ulong n, ulong first, ul
     return a;
 }
 
-/* Stage 1: x = base[offset..offset + n) into partials (two words a group). */
-__kernel void reduce_stage1(const __global S *restrict base, const ulong offset, const ulong n,
-                            __global ulong *restrict partials, __local acc_t *scratch)
+/* This work-group's share of x = base[offset..offset + n), in item 0 (stage 1's partial). */
+inline acc_t group_partial(const __global S *restrict base, const ulong offset, const ulong n,
+                           __local acc_t *scratch)
 {
     const __global S *restrict x = base + offset;
     const ulong g = get_group_id(0), groups = get_num_groups(0);
@@ -507,14 +546,20 @@ __kernel void reduce_stage1(const __global S *restrict base, const ulong offset,
     (void)scratch; /* work-groups of one */
     const ulong chunk = (n + groups - 1) / groups;
     const ulong begin = min(g * chunk, n), end = min(begin + chunk, n);
-    store(partials + 2 * g, fold_chunk(x, begin, end));
+    return fold_chunk(x, begin, end);
 #else
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
-    acc_t a = fold_strided(x, n, g * l + lid, groups * l);
-    a = reduce_local(a, scratch, lid, l);
-    if (lid == 0)
-        store(partials + 2 * g, a);
+    return reduce_local(fold_strided(x, n, g * l + lid, groups * l), scratch, lid, l);
 #endif
+}
+
+/* Stage 1: x = base[offset..offset + n) into partials (two words a group). */
+__kernel void reduce_stage1(const __global S *restrict base, const ulong offset, const ulong n,
+                            __global ulong *restrict partials, __local acc_t *scratch)
+{
+    const acc_t a = group_partial(base, offset, n, scratch);
+    if (get_local_id(0) == 0)
+        store(partials + 2 * get_group_id(0), a);
 }
 
 /* Stage 2, one work-group: the partials of stage 1 into result (two words). */
@@ -529,4 +574,38 @@ __kernel void reduce_stage2(const __global ulong *restrict partials, const uint 
         a = reduce_local(a, scratch, lid, l);
     if (lid == 0)
         store(result, a);
+}
+
+/* Both stages in one launch: each work-group publishes its partial in sync[1 + 4g..], then counts
+ * itself out in sync[0]; the last to do so combines every partial as stage 2 does (the same order
+ * whichever work-group is last, so the same bits) and zeroes sync[0] for the next launch. Nothing
+ * waits on another work-group, so it cannot hang in any order of execution. sync[0] is zero
+ * before the launch; the host keeps one state a queue, as launches on one in-order queue follow
+ * one another. A launch that dies half-way leaves it dirty, but drivers lose the whole context
+ * then, so nothing runs on it again. */
+__kernel void reduce_onepass(const __global S *restrict base, const ulong offset, const ulong n,
+                             __global uint *sync, __global ulong *restrict result,
+                             __local acc_t *scratch)
+{
+    __local uint last;
+    const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
+    const uint groups = (uint)get_num_groups(0);
+    acc_t a = group_partial(base, offset, n, scratch);
+    if (lid == 0) {
+        publish(sync + 1 + 4 * (ulong)get_group_id(0), a);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        last = atomic_inc(&sync[0]) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* also: every item is done with scratch */
+    if (!last)
+        return;
+    a = identity();
+    for (uint p = lid; p < groups; p += l)
+        a = combine(a, collect(sync + 1 + 4 * (ulong)p));
+    if (l > 1)
+        a = reduce_local(a, scratch, lid, l);
+    if (lid == 0) {
+        store(result, a);
+        atomic_xchg(&sync[0], 0u);
+    }
 }

@@ -145,7 +145,8 @@ static void cloud_every_variant(void **state)
     clc__switch_set(ctx, CLC_SW_CLOUD_SHAPE, getenv("CLCOMPUTE_CLOUD_SHAPE"));
 }
 
-/* Reductions: every type and op, both shapes, on a device buffer at an odd element offset. */
+/* Reductions: every type and op, both shapes in one launch and in two, on a device buffer at an
+ * odd element offset. */
 static void reduce_every_variant(void **state)
 {
     clc_context *ctx = *state;
@@ -162,8 +163,9 @@ static void reduce_every_variant(void **state)
     assert_int_equal(err, CL_SUCCESS);
     cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
-    for (size_t s = 0; s < 2; ++s) {
-        clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, shapes[s]);
+    for (size_t s = 0; s < 4; ++s) {
+        clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, shapes[s % 2]);
+        clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, s < 2 ? "1" : "2");
         for (size_t t = 0; t < 5; ++t) {
             if (types[t] == CLC_DTYPE_F64 && !d->fp64)
                 continue;
@@ -198,6 +200,7 @@ static void reduce_every_variant(void **state)
         }
     }
     clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, getenv("CLCOMPUTE_REDUCE_SHAPE"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, getenv("CLCOMPUTE_REDUCE_PASSES"));
     clReleaseMemObject(res);
     clReleaseMemObject(buf);
 }
@@ -247,6 +250,12 @@ static void malformed_switches_are_errors(void **state)
     assert_non_null(strstr(clc_last_error(), "use items or groups"));
     clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, saved);
     free(saved);
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, "3");
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_U16, d, 8, &r),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "CLCOMPUTE_REDUCE_PASSES is \"3\""));
+    assert_non_null(strstr(clc_last_error(), "a number from 1 to 2"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, getenv("CLCOMPUTE_REDUCE_PASSES"));
 }
 
 static void copy_kernel(void **state)

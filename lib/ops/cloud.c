@@ -375,43 +375,6 @@ static clc_status plan_shape(clc_context *ctx, cl_command_queue queue, const clo
     return st;
 }
 
-/* A one-pass state of `words` words, made with zeros copied in, so that it is zero whichever
- * queue runs first (each launch leaves it zero again); NULL with *err on failure. */
-static cl_mem zeroed_state(clc_context *ctx, size_t words, cl_int *err)
-{
-    cl_uint *zeros = calloc(words, sizeof *zeros);
-    if (!zeros) {
-        *err = CL_OUT_OF_HOST_MEMORY;
-        return NULL;
-    }
-    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              words * sizeof *zeros, zeros, err);
-    free(zeros);
-    return *err == CL_SUCCESS ? m : NULL;
-}
-
-/* The context's one-pass state, at least `words` words, retained for the caller: grown by
- * replacement (enqueued kernels keep the old one alive). */
-static clc_status onepass_sync(clc_context *ctx, size_t words, cl_mem *out)
-{
-    cl_int err = CL_SUCCESS;
-    clc_mutex_lock(&ctx->lock);
-    if (ctx->cloud_sync_words < words) {
-        size_t want = ctx->cloud_sync_words ? 2 * ctx->cloud_sync_words : 4096;
-        want = want < words ? words : want;
-        cl_mem m = zeroed_state(ctx, want, &err);
-        if (err == CL_SUCCESS) {
-            clc__release_mem(&ctx->cloud_sync);
-            ctx->cloud_sync = m;
-            ctx->cloud_sync_words = want;
-        }
-    }
-    if (err == CL_SUCCESS && (err = clRetainMemObject(ctx->cloud_sync)) == CL_SUCCESS)
-        *out = ctx->cloud_sync;
-    clc_mutex_unlock(&ctx->lock);
-    return err == CL_SUCCESS ? CLC_SUCCESS : clc__cl_fail(ctx, err, "cloud one-pass state");
-}
-
 /* Scratch of a dense conversion: tile counts, and the frames' totals (the caller's buffer, or
  * the library's own). */
 typedef struct dense_scratch {
@@ -520,7 +483,8 @@ static clc_status enqueue_onepass(clc_context *ctx, const char *options, const f
         st = clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                        "cloud one pass: the context's state on another queue");
     } else {
-        st = onepass_sync(ctx, 2 + groups, &sync);
+        st = clc__onepass_state(ctx, &ctx->cloud_sync, &ctx->cloud_sync_words, 2 + groups,
+                                "cloud one-pass state", &sync);
     }
     if (st == CLC_SUCCESS)
         st = make_kernel(ctx, options, "cloud_onepass", &k);
@@ -635,7 +599,7 @@ static clc_status tune_setup(clc_context *ctx, void **arg)
     if (st == CLC_SUCCESS && err == CL_SUCCESS)
         t->count = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
     if (st == CLC_SUCCESS && err == CL_SUCCESS) /* one frame: at most MAX_TILES tiles */
-        t->sync = zeroed_state(ctx, 2 + MAX_TILES, &err);
+        t->sync = clc__zeroed_state(ctx, 2 + MAX_TILES, &err);
     free(depth);
     if (st != CLC_SUCCESS || err != CL_SUCCESS) {
         tune_teardown(t);

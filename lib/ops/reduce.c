@@ -1,4 +1,5 @@
-/* Host side of the reductions: validate, pick the shape, run two stages, decode. */
+/* Host side of the reductions: validate, pick the shape, run the stages (one launch or two),
+ * decode. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -122,9 +123,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
 
     /* Shape, fixed per device and size so that results are reproducible: CPU devices take a
      * few contiguous chunks (work-groups of one, about eight a core, no barriers); GPUs take
-     * up to eight work-groups of 256 a compute unit, striding over the array. The kernel is
-     * built for one shape (-DITEMS): the chunk path's 64 lanes of float sums would otherwise
-     * count in a GPU build's registers, though it never runs there. */
+     * up to 2048 items a compute unit (four work-groups of 512), striding over the array. The
+     * kernel is built for one shape (-DITEMS): the chunk path's 64 lanes of float sums would
+     * otherwise count in a GPU build's registers, though it never runs there. */
     size_t local = 1, groups;
     const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
     /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
@@ -135,13 +136,24 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (forced)
         items = force == 0;
 
+    /* Both stages in one launch (reduce_onepass) unless CLCOMPUTE_REDUCE_PASSES=2 asks for
+     * two: the second launch and the gap before it cost more than the one pass's atomics (H100,
+     * 256 Mi float32, span of the stages: sum 0.3545 -> 0.3508 ms, argmax 0.3672 -> 0.3649;
+     * docs/perf/h100-session17.md). On PoCL both measure alike. */
+    int passes = 1;
+    const int forced_passes = clc__switch(ctx, CLC_SW_REDUCE_PASSES, &passes);
+    if (forced_passes < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
+    const int onepass = passes == 1;
+
     char options[160];
     build_options(op, type, items, options, sizeof options);
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
-    st = clc__kernel_take(ctx, &clc__source_reduce, options, "reduce_stage1", &k1);
-    if (st == CLC_SUCCESS)
+    st = clc__kernel_take(ctx, &clc__source_reduce, options,
+                          onepass ? "reduce_onepass" : "reduce_stage1", &k1);
+    if (st == CLC_SUCCESS && !onepass)
         st = clc__kernel_take(ctx, &clc__source_reduce, options, "reduce_stage2", &k2);
     if (st != CLC_SUCCESS)
         goto done;
@@ -149,11 +161,15 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (items) {
         groups = 8 * cus;
     } else {
-        st = clc__local_size(ctx, k1, 256, &local);
+        /* 2048 items a compute unit (a full H100 or H200 SM) in work-groups of 512 where the
+         * kernel allows: against eight of 256, half the partials for the last work-group to
+         * combine (H100, one launch: sum 0.3508 -> 0.3468 ms and 0.3562 -> 0.3536, argmax
+         * 0.3649 -> 0.3625 and 0.3695 -> 0.3677, two processes). Local memory: 512 x 32 bytes. */
+        st = clc__local_size(ctx, k1, 512, &local);
         if (st != CLC_SUCCESS)
             goto done;
         local = pow2_floor(local);
-        groups = 8 * cus;
+        groups = (local < 2048 ? 2048 / local : 1) * cus;
         const size_t needed = (count + local * 16 - 1) / (local * 16);
         if (needed < groups)
             groups = needed;
@@ -168,7 +184,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (groups == 0)
         groups = 1;
     size_t local2 = 1;
-    if (!items) {
+    if (!items && !onepass) {
         st = clc__local_size(ctx, k2, 256, &local2);
         if (st != CLC_SUCCESS)
             goto done;
@@ -183,14 +199,30 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         st = clc__cl_fail(ctx, err, "preparing the reduction input");
         goto done;
     }
+    const cl_ulong n = count;
+    const cl_uint ngroups = (cl_uint)groups;
+    const cl_ulong first = offset / esize;
+    const size_t global1 = groups * local;
+    if (onepass) {
+        /* A count and four words a work-group (cl/reduce.cl); ctx's queue runs it. */
+        st = clc__onepass_state(ctx, &ctx->reduce_sync, &ctx->reduce_sync_words, 1 + 4 * groups,
+                                "reduction one-pass state", &partials);
+        const clc_arg a[] = {CLC_ARG(input),    CLC_ARG(first),  CLC_ARG(n),
+                             CLC_ARG(partials), CLC_ARG(result), {local * ACC_BYTES, NULL}};
+        if (st == CLC_SUCCESS)
+            st = clc__set_args(ctx, k1, "reduce_onepass", a, 6);
+        if (st == CLC_SUCCESS &&
+            (err = clEnqueueNDRangeKernel(ctx->queue, k1, 1, NULL, &global1, &local,
+                                          num_events_in_wait_list, event_wait_list, event)) !=
+                CL_SUCCESS)
+            st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(reduce)");
+        goto done;
+    }
     partials = clc__scratch(ctx, CL_MEM_READ_WRITE, groups * 16, &err);
     if (err != CL_SUCCESS) {
         st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction partials)");
         goto done;
     }
-    const cl_ulong n = count;
-    const cl_uint ngroups = (cl_uint)groups;
-    const cl_ulong first = offset / esize;
     const clc_arg a1[] = {
         CLC_ARG(input), CLC_ARG(first), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
     const clc_arg a2[] = {
@@ -200,7 +232,6 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         st = clc__set_args(ctx, k2, "reduce_stage2", a2, 4);
     if (st != CLC_SUCCESS)
         goto done;
-    const size_t global1 = groups * local;
     err = clEnqueueNDRangeKernel(ctx->queue, k1, 1, NULL, &global1, &local, num_events_in_wait_list,
                                  event_wait_list, NULL);
     if (err == CL_SUCCESS)

@@ -59,6 +59,7 @@ static void context_free(clc_context *ctx)
     clc__staging_release(ctx);
     clc__pool_release(ctx);
     clc__release_mem(&ctx->cloud_sync);
+    clc__release_mem(&ctx->reduce_sync);
     if (ctx->side_queue)
         clReleaseCommandQueue(ctx->side_queue);
     if (ctx->queue)

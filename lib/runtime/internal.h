@@ -48,6 +48,7 @@ typedef enum clc_switch {
     CLC_SW_GRAY_PATH,
     CLC_SW_CLOUD_SHAPE,
     CLC_SW_REDUCE_SHAPE,
+    CLC_SW_REDUCE_PASSES,
     CLC_SW_BANDS,
     CLC_SWITCHES
 } clc_switch;
@@ -106,10 +107,11 @@ struct clc_context {
      * their pinned memory (pinned.c). clc_context_share sets it too. */
     struct clc_context *tune_peer;
 
-    /* The dense cloud's one-pass state (tickets and tile states, zero between launches; see
-     * cl/cloud.cl), made on first need and grown by replacement; guarded by lock. */
-    cl_mem cloud_sync;
-    size_t cloud_sync_words;
+    /* The one-pass states of the dense cloud (tickets and tile states) and of the reductions
+     * (a count and the partials), zero between launches (see cl/cloud.cl, cl/reduce.cl); made
+     * on first need by clc__onepass_state and grown by replacement; guarded by lock. */
+    cl_mem cloud_sync, reduce_sync;
+    size_t cloud_sync_words, reduce_sync_words;
 
     clc_mutex kernel_lock;    /* guards kernels */
     clc_kernel_slot *kernels; /* kernels kept between calls (launch.c), busy or idle */
@@ -260,6 +262,18 @@ cl_mem clc__scratch(clc_context *ctx, cl_mem_flags flags, size_t bytes, cl_int *
 
 /* Releases *m if it is set and clears it, so that cleanup paths may run more than once. */
 void clc__release_mem(cl_mem *m);
+
+/* A buffer of `words` zero 32-bit words, made with the zeros copied in, so that it is zero
+ * whichever queue first uses it; NULL with *err on failure. */
+cl_mem clc__zeroed_state(clc_context *ctx, size_t words, cl_int *err);
+
+/* A one-pass kernel's state, one of the context's (*state of *words words): at least `words`
+ * words, zero before its first launch (each launch leaves it zero again), made on first need
+ * and grown by replacement (enqueued kernels keep the old one alive); retained for the caller
+ * in *out. Safe only for launches on ctx's own queue, which follow one another. `what` names
+ * it in errors. */
+clc_status clc__onepass_state(clc_context *ctx, cl_mem *state, size_t *state_words, size_t words,
+                              const char *what, cl_mem *out);
 
 /* ---- device buffers kept between host-pointer calls (pool.c) ---- */
 

@@ -243,6 +243,40 @@ void clc__release_mem(cl_mem *m)
     *m = NULL;
 }
 
+cl_mem clc__zeroed_state(clc_context *ctx, size_t words, cl_int *err)
+{
+    cl_uint *zeros = calloc(words, sizeof *zeros);
+    if (!zeros) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              words * sizeof *zeros, zeros, err);
+    free(zeros);
+    return *err == CL_SUCCESS ? m : NULL;
+}
+
+clc_status clc__onepass_state(clc_context *ctx, cl_mem *state, size_t *state_words, size_t words,
+                              const char *what, cl_mem *out)
+{
+    cl_int err = CL_SUCCESS;
+    clc_mutex_lock(&ctx->lock);
+    if (*state_words < words) {
+        size_t want = *state_words ? 2 * *state_words : 4096;
+        want = want < words ? words : want;
+        cl_mem m = clc__zeroed_state(ctx, want, &err);
+        if (err == CL_SUCCESS) {
+            clc__release_mem(state);
+            *state = m;
+            *state_words = want;
+        }
+    }
+    if (err == CL_SUCCESS && (err = clRetainMemObject(*state)) == CL_SUCCESS)
+        *out = *state;
+    clc_mutex_unlock(&ctx->lock);
+    return err == CL_SUCCESS ? CLC_SUCCESS : clc__cl_fail(ctx, err, what);
+}
+
 cl_mem clc__create_buffer(clc_context *ctx, cl_mem_flags flags, size_t bytes, void *host,
                           cl_int *err)
 {

@@ -28,6 +28,7 @@ static const struct {
                             (const char *const[]){"items", "groups", "onepass", NULL}, 0, 0},
     [CLC_SW_REDUCE_SHAPE] = {"CLCOMPUTE_REDUCE_SHAPE",
                              (const char *const[]){"items", "groups", NULL}, 0, 0},
+    [CLC_SW_REDUCE_PASSES] = {"CLCOMPUTE_REDUCE_PASSES", NULL, 1, 2},
     [CLC_SW_BANDS] = {"CLCOMPUTE_BANDS", NULL, 1, 64},
 };
 
