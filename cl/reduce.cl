@@ -232,8 +232,9 @@ inline acc_t load(const __global ulong *in)
     return a;
 }
 
-/* The one pass's partials: four 32-bit words a work-group, written and read by atomics, which
- * OpenCL 1.2 makes visible across the work-groups of a launch (plain stores it does not). The
+/* The one pass's partials: four 32-bit words a work-group, written and read by atomics: OpenCL
+ * 1.2 keeps atomics on a global word coherent across the work-groups of a launch, where it
+ * promises nothing of plain stores; fences order each side's accesses (reduce_onepass). The
  * words are store()'s two 64-bit words. */
 typedef union {
     ACC v;
@@ -578,7 +579,8 @@ __kernel void reduce_stage2(const __global ulong *restrict partials, const uint 
 
 /* Both stages in one launch: each work-group publishes its partial in sync[1 + 4g..], then counts
  * itself out in sync[0]; the last to do so combines every partial as stage 2 does (the same order
- * whichever work-group is last, so the same bits) and zeroes sync[0] for the next launch. Nothing
+ * whichever work-group is last, so the same bits run after run; the same bits as two launches
+ * where stage 2 runs work-groups of this size) and zeroes sync[0] for the next launch. Nothing
  * waits on another work-group, so it cannot hang in any order of execution. sync[0] is zero
  * before the launch; the host keeps one state a queue, as launches on one in-order queue follow
  * one another. A launch that dies half-way leaves it dirty, but drivers lose the whole context
@@ -593,10 +595,11 @@ __kernel void reduce_onepass(const __global S *restrict base, const ulong offset
     acc_t a = group_partial(base, offset, n, scratch);
     if (lid == 0) {
         publish(sync + 1 + 4 * (ulong)get_group_id(0), a);
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial before the count */
         last = atomic_inc(&sync[0]) == groups - 1;
     }
-    barrier(CLK_LOCAL_MEM_FENCE); /* also: every item is done with scratch */
+    /* Every item is done with scratch, and reads the partials only after the count. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (!last)
         return;
     a = identity();

@@ -187,6 +187,11 @@ static void reduce_every_variant(void **state)
                                                   (n + first) * esize, data, 0, NULL, NULL),
                              CL_SUCCESS);
             for (size_t o = 0; o < 5; ++o) {
+                /* A result the kernel did not write fails the checks below. */
+                const cl_uchar ones = 0xff;
+                assert_int_equal(clEnqueueFillBuffer(clc_context_cl_queue(ctx), res, &ones, 1, 0,
+                                                     CLC_REDUCE_RESULT_BYTES, 0, NULL, NULL),
+                                 CL_SUCCESS);
                 const clc_reduce_result got =
                     fixture_reduce_on_device(ctx, ops[o], types[t], buf, first * esize, count, res);
                 clc_reduce_result want;
@@ -203,6 +208,61 @@ static void reduce_every_variant(void **state)
     clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, getenv("CLCOMPUTE_REDUCE_PASSES"));
     clReleaseMemObject(res);
     clReleaseMemObject(buf);
+}
+
+/* A float32 sum of many work-groups (each with many items on the GPU shape), whose partials
+ * round differently in every order: one launch gives the very bits of two, on both shapes, as
+ * stage 2 then runs work-groups of stage 1's size and combines in the same order. */
+static void reduce_one_launch_as_two(void **state)
+{
+    clc_context *ctx = *state;
+    static const char *const shapes[] = {"items", "groups"};
+    const size_t n = 300007;
+    float *data = malloc(n * sizeof *data);
+    assert_non_null(data);
+    for (size_t i = 0; i < n; ++i)
+        data[i] = ((float)byte() - 127.5f) / (float)(1 + byte());
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    cl_mem buf =
+        clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *data, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clc_reduce_result want;
+    clc__ref_reduce(CLC_REDUCE_SUM, CLC_DTYPE_F32, data, n, &want, NULL);
+    for (size_t s = 0; s < 2; ++s) {
+        clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, shapes[s]);
+        unsigned char words[2][CLC_REDUCE_RESULT_BYTES];
+        for (int passes = 1; passes <= 2; ++passes) {
+            clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, passes == 1 ? "1" : "2");
+            const cl_uchar ones = 0xff;
+            assert_int_equal(
+                clEnqueueFillBuffer(q, res, &ones, 1, 0, CLC_REDUCE_RESULT_BYTES, 0, NULL, NULL),
+                CL_SUCCESS);
+            cl_event done = NULL;
+            assert_int_equal(clc_reduce_enqueue(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, buf, 0, n, res,
+                                                0, NULL, &done),
+                             CLC_SUCCESS);
+            assert_int_equal(clEnqueueReadBuffer(q, res, CL_TRUE, 0, CLC_REDUCE_RESULT_BYTES,
+                                                 words[passes - 1], 1, &done, NULL),
+                             CL_SUCCESS);
+            clReleaseEvent(done);
+            clc_reduce_result got;
+            assert_int_equal(
+                clc_reduce_decode(CLC_REDUCE_SUM, CLC_DTYPE_F32, words[passes - 1], n, &got),
+                CLC_SUCCESS);
+            /* Kahan-compensated: within a few units in the last place of float. */
+            assert_true(fabs(got.f - want.f) <= 4e-7 * (fabs(want.f) + 1.0) * 8);
+        }
+        assert_memory_equal(words[0], words[1], CLC_REDUCE_RESULT_BYTES);
+    }
+    clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, getenv("CLCOMPUTE_REDUCE_SHAPE"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, getenv("CLCOMPUTE_REDUCE_PASSES"));
+    clReleaseMemObject(res);
+    clReleaseMemObject(buf);
+    free(data);
 }
 
 /* A malformed switch is an error naming it, from the call that would follow it; the context's
@@ -272,8 +332,11 @@ int main(int argc, char **argv)
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        FIXTURE_TEST(gray_every_variant),   FIXTURE_TEST(cloud_every_variant),
-        FIXTURE_TEST(reduce_every_variant), FIXTURE_TEST(malformed_switches_are_errors),
+        FIXTURE_TEST(gray_every_variant),
+        FIXTURE_TEST(cloud_every_variant),
+        FIXTURE_TEST(reduce_every_variant),
+        FIXTURE_TEST(reduce_one_launch_as_two),
+        FIXTURE_TEST(malformed_switches_are_errors),
         FIXTURE_TEST(copy_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,7 +185,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         groups = 1;
     size_t local2 = 1;
     if (!items && !onepass) {
-        st = clc__local_size(ctx, k2, 256, &local2);
+        /* Stage 2 in work-groups as large as stage 1's where it can: the one launch combines
+         * the partials in those, and float sums then give the same bits either way. */
+        st = clc__local_size(ctx, k2, local, &local2);
         if (st != CLC_SUCCESS)
             goto done;
         local2 = pow2_floor(local2);
