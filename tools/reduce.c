@@ -282,7 +282,7 @@ static int run(int argc, char **argv)
         return CLI_EXIT_FAILURE;
     int rc = CLI_EXIT_FAILURE;
     clc_context *ctx = NULL;
-    void *c_order = NULL;
+    void *c_order = NULL, *aligned = NULL;
     npy_info info = {0};
     char error[256];
     if (npy_is_npy(file, size)) {
@@ -311,8 +311,18 @@ static int run(int argc, char **argv)
                   path);
         goto done;
     }
-    /* The data offset of a valid .npy file is a multiple of 64; a raw file starts at 0. */
+    /* numpy writes the data at a multiple of 64 bytes but reads it at any offset, so another
+     * writer's unpadded header is read too: through an aligned copy, as the library takes
+     * elements at their own alignment (a raw file starts at 0). */
     const void *data = file + info.data_offset;
+    const size_t esize = clc_dtype_size(info.type);
+    if ((uintptr_t)data % esize != 0) {
+        if (!(aligned = malloc(info.count * esize + 1))) {
+            cli_error("out of memory for an aligned copy of '%s'", path);
+            goto done;
+        }
+        data = memcpy(aligned, data, info.count * esize);
+    }
     /* Fortran order changes nothing but which of equal extremes comes first. */
     int dims = 0;
     for (int k = 0; k < info.ndim; ++k)
@@ -352,6 +362,7 @@ static int run(int argc, char **argv)
 done:
     clc_context_destroy(ctx);
     free(c_order);
+    free(aligned);
     free(file);
     return rc;
 }
