@@ -259,6 +259,14 @@ static void broken_prefixes_are_refused(void **state)
     const unsigned char version9[16] = "\x93NUMPY\x09\x00\x06\x00{}    ";
     assert_int_equal(npy_parse(version9, sizeof version9, &info, error, sizeof error), -1);
     assert_non_null(strstr(error, "version"));
+    /* numpy refuses minor versions other than 0. */
+    const unsigned char version11[16] = "\x93NUMPY\x01\x01\x06\x00{}    ";
+    assert_int_equal(npy_parse(version11, sizeof version11, &info, error, sizeof error), -1);
+    assert_non_null(strstr(error, "version 1.1"));
+    /* The magic and the version, then nothing: truncated, not "no magic". */
+    const unsigned char magic_only[8] = "\x93NUMPY\x01";
+    assert_int_equal(npy_parse(magic_only, sizeof magic_only, &info, error, sizeof error), -1);
+    assert_non_null(strstr(error, "truncated"));
     /* A header length past the end of the file. */
     const unsigned char long_header[16] = "\x93NUMPY\x01\x00\xff\x7f{}    ";
     assert_int_equal(npy_parse(long_header, sizeof long_header, &info, error, sizeof error), -1);

@@ -137,9 +137,14 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
               size_t error_size)
 {
     memset(info, 0, sizeof *info);
-    if (size < 10 || memcmp(file, magic, 6) != 0)
+    if (size < 6 || memcmp(file, magic, 6) != 0)
         FAIL("not a .npy file (no \\x93NUMPY magic)");
+    if (size < 10)
+        FAIL("truncated .npy header: %zu bytes, the magic and no header length", size);
+    /* numpy reads versions 1.0, 2.0 and 3.0 and refuses any other minor version. */
     const unsigned major = file[6];
+    if (file[7] != 0)
+        FAIL(".npy format version %u.%u is not supported", major, (unsigned)file[7]);
     size_t header_len, prefix;
     if (major == 1) {
         header_len = (size_t)file[8] | (size_t)file[9] << 8;
