@@ -311,18 +311,7 @@ static int run(int argc, char **argv)
                   path);
         goto done;
     }
-    /* numpy writes the data at a multiple of 64 bytes but reads it at any offset, so another
-     * writer's unpadded header is read too: through an aligned copy, as the library takes
-     * elements at their own alignment (a raw file starts at 0). */
     const void *data = file + info.data_offset;
-    const size_t esize = clc_dtype_size(info.type);
-    if ((uintptr_t)data % esize != 0) {
-        if (!(aligned = malloc(info.count * esize + 1))) {
-            cli_error("out of memory for an aligned copy of '%s'", path);
-            goto done;
-        }
-        data = memcpy(aligned, data, info.count * esize);
-    }
     /* Fortran order changes nothing but which of equal extremes comes first. */
     int dims = 0;
     for (int k = 0; k < info.ndim; ++k)
@@ -348,6 +337,17 @@ static int run(int argc, char **argv)
                       op_names[op - 1]);
         }
         goto done;
+    }
+    /* numpy writes the data at a multiple of 64 bytes but reads it at any offset, so another
+     * writer's unpadded header is read too: through an aligned copy, as the library takes
+     * elements at their own alignment (a raw file starts at 0; a C-order copy is aligned). */
+    const size_t esize = clc_dtype_size(info.type);
+    if ((uintptr_t)data % esize != 0) {
+        if (!(aligned = malloc(info.count * esize))) {
+            cli_error("out of memory for an aligned copy of '%s'", path);
+            goto done;
+        }
+        data = memcpy(aligned, data, info.count * esize);
     }
     clc_context_options options = {0};
     options.device = device;

@@ -202,7 +202,6 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         goto done;
     }
     const cl_ulong n = count;
-    const cl_uint ngroups = (cl_uint)groups;
     const cl_ulong first = offset / esize;
     const size_t global1 = groups * local;
     if (onepass) {
@@ -225,6 +224,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction partials)");
         goto done;
     }
+    const cl_uint ngroups = (cl_uint)groups;
     const clc_arg a1[] = {
         CLC_ARG(input), CLC_ARG(first), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
     const clc_arg a2[] = {
