@@ -639,9 +639,10 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
 #define FLAG_PREFIX 0x80000000u
 #define STATE_VALUE 0x3fffffffu
 
-__kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *restrict totals,
-                            __global float *restrict points, __global uchar *restrict colors,
-                            const uint tile_rows, const uint tiles, __local ulong *scratch)
+__kernel void cloud_onepass(FRAME_PARAMS, __global uint *restrict sync,
+                            __global uint *restrict totals, __global float *restrict points,
+                            __global uchar *restrict colors, const uint tile_rows, const uint tiles,
+                            __local ulong *scratch)
 {
     __local uint shared[2];
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
@@ -655,6 +656,7 @@ __kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *re
     const ulong first = (ulong)f * sw * sh;
     const uint j0 = g * tile_rows, j1 = min(j0 + tile_rows, sh);
     const uint mine = segment_sum((__local uint *)scratch, lid, l, count_run(&fr, j0, j1, lid, l));
+    uint replaced = 0;
     if (lid == 0) {
         volatile __global uint *state = sync + 2 + (ulong)f * tiles;
         uint prefix = 0;
@@ -670,7 +672,7 @@ __kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *re
                 --t;
             }
         }
-        atomic_xchg(&state[g], FLAG_PREFIX | (prefix + mine));
+        replaced = atomic_xchg(&state[g], FLAG_PREFIX | (prefix + mine));
         if (g == tiles - 1)
             totals[f] = prefix + mine;
         shared[1] = prefix;
@@ -681,11 +683,12 @@ __kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *re
     write_run(&fr, j0, j1, lid, l, at, points + 3 * first, colors + (has_color ? 3 * first : 0),
               scratch);
     /* The last work-group to finish zeroes sync for the next launch: every other one has
-     * counted itself out after its last use of it. */
-    if (lid == 0) {
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
-        shared[0] = atomic_inc(&sync[1]) == groups - 1;
-    }
+     * counted itself out after its last use of it. OpenCL 1.2 orders atomics on one word only
+     * (NVIDIA compiles mem_fence to a work-group fence), so the count's operand depends on what
+     * the state's last exchange returned, and cannot be issued before it has been performed;
+     * tiles >> 31 is zero (the host keeps tiles below 2^30), which the compiler cannot know. */
+    if (lid == 0)
+        shared[0] = atomic_add(&sync[1], 1u + (replaced & (tiles >> 31))) == groups - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (shared[0])
         for (uint i = lid; i < 2 + groups; i += l)

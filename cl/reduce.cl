@@ -234,14 +234,13 @@ inline acc_t load(const __global ulong *in)
 
 /* The one pass's partials: four 32-bit words a work-group, written and read by atomics: OpenCL
  * 1.2 keeps atomics on a global word coherent across the work-groups of a launch, where it
- * promises nothing of plain stores; fences order each side's accesses (reduce_onepass). The
- * words are store()'s two 64-bit words. */
+ * promises nothing of plain stores. The words are store()'s two 64-bit words. */
 typedef union {
     ACC v;
     ulong w[2];
 } words_t;
 
-inline void publish(volatile __global uint *at, const acc_t a)
+inline uint publish(volatile __global uint *at, const acc_t a)
 {
     words_t u;
     u.w[0] = 0;
@@ -250,10 +249,12 @@ inline void publish(volatile __global uint *at, const acc_t a)
 #if OP != SUM
     u.w[1] = a.i;
 #endif
+    uint replaced = 0;
     for (int k = 0; k < 2; ++k) {
-        atomic_xchg(&at[2 * k], (uint)u.w[k]);
-        atomic_xchg(&at[2 * k + 1], (uint)(u.w[k] >> 32));
+        replaced |= atomic_xchg(&at[2 * k], (uint)u.w[k]);
+        replaced |= atomic_xchg(&at[2 * k + 1], (uint)(u.w[k] >> 32));
     }
+    return replaced; /* the words it replaced, for the count to wait on (reduce_onepass) */
 }
 
 inline acc_t collect(volatile __global uint *at)
@@ -586,7 +587,7 @@ __kernel void reduce_stage2(const __global ulong *restrict partials, const uint 
  * one another. A launch that dies half-way leaves it dirty, but drivers lose the whole context
  * then, so nothing runs on it again. */
 __kernel void reduce_onepass(const __global S *restrict base, const ulong offset, const ulong n,
-                             __global uint *sync, __global ulong *restrict result,
+                             __global uint *restrict sync, __global ulong *restrict result,
                              __local acc_t *scratch)
 {
     __local uint last;
@@ -594,9 +595,13 @@ __kernel void reduce_onepass(const __global S *restrict base, const ulong offset
     const uint groups = (uint)get_num_groups(0);
     acc_t a = group_partial(base, offset, n, scratch);
     if (lid == 0) {
-        publish(sync + 1 + 4 * (ulong)get_group_id(0), a);
-        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial before the count */
-        last = atomic_inc(&sync[0]) == groups - 1;
+        const uint replaced = publish(sync + 1 + 4 * (ulong)get_group_id(0), a);
+        /* The partial must be in place before the count says so, and OpenCL 1.2 orders atomics
+         * on one word only (NVIDIA compiles mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group
+         * fence, membar.cta). So the count's operand depends on what the exchanges returned:
+         * it cannot be issued before all four have been performed. n >> 63 is zero (no array
+         * has 2^63 elements), which the compiler cannot know. */
+        last = atomic_add(&sync[0], 1u + (replaced & (uint)(n >> 63))) == groups - 1;
     }
     /* Every item is done with scratch, and reads the partials only after the count. */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);

@@ -212,12 +212,20 @@ static void reduce_every_variant(void **state)
 
 /* A float32 sum of many work-groups (each with many items on the GPU shape), whose partials
  * round differently in every order: one launch gives the very bits of two, on both shapes, as
- * stage 2 then runs work-groups of stage 1's size and combines in the same order. */
+ * stage 2 then runs work-groups of stage 1's size and combines in the same order. Two sizes:
+ * the GPU shape's work-groups of 512, and of 1024 (32 loads an item of 2048 a compute unit). */
+static void reduce_one_launch_as_two_of(clc_context *ctx, size_t n);
+
 static void reduce_one_launch_as_two(void **state)
 {
     clc_context *ctx = *state;
+    reduce_one_launch_as_two_of(ctx, 300007);
+    reduce_one_launch_as_two_of(ctx, (size_t)32 * 2048 * 4 * ctx->info.compute_units + 7);
+}
+
+static void reduce_one_launch_as_two_of(clc_context *ctx, size_t n)
+{
     static const char *const shapes[] = {"items", "groups"};
-    const size_t n = 300007;
     float *data = malloc(n * sizeof *data);
     assert_non_null(data);
     for (size_t i = 0; i < n; ++i)

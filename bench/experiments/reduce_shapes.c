@@ -26,18 +26,16 @@ typedef struct variant {
 } variant;
 
 static const variant variants[] = {
-    {"current (stride, 4 loads, 8 wg/CU, 256)", "", 8, 256, 0},
-    {"stride, 8 loads", "-DUNROLL=8", 8, 256, 0},
-    {"contiguous, 4 loads", "-DCONTIG=1", 8, 256, 0},
-    {"contiguous, 8 loads", "-DCONTIG=1 -DUNROLL=8", 8, 256, 0},
-    {"stride, 4 loads, 4 wg/CU, 512", "", 4, 512, 0},
-    {"stride, 4 loads, 16 wg/CU (2 waves)", "", 16, 256, 0},
-    {"contiguous, 4 loads, 32 wg/CU", "-DCONTIG=1", 32, 256, 0},
-    {"one launch (stride, 4 loads, 8 wg/CU)", "", 8, 256, 1},
-    {"one launch, 8 loads", "-DUNROLL=8", 8, 256, 1},
-    {"one launch, 4 wg/CU, 512", "", 4, 512, 1},
-    {"one launch, 4 wg/CU, 512, 8 loads", "-DUNROLL=8", 4, 512, 1},
     {"one launch, 2 wg/CU, 1024", "", 2, 1024, 1},
+    {"one launch, 2 wg/CU, 1024, tiles", "-DTILE=1", 2, 1024, 1},
+    {"one launch, 2 wg/CU, 1024, warp rows", "-DTILE=2", 2, 1024, 1},
+    {"one launch, 4 wg/CU, 512, tiles", "-DTILE=1", 4, 512, 1},
+    {"one launch, 8 wg/CU, 256, tiles", "-DTILE=1", 8, 256, 1},
+    {"one launch, 8 wg/CU, 256, warp rows", "-DTILE=2", 8, 256, 1},
+    {"one launch, 16 wg/CU, 256, tiles (2 waves)", "-DTILE=1", 16, 256, 1},
+    {"one launch, 2 wg/CU, 512", "", 2, 512, 1},
+    {"two launches, 2 wg/CU, 1024", "", 2, 1024, 0},
+    {"one launch, 2 wg/CU, 1024, old sync", "-DOLD_SYNC=1", 2, 1024, 1},
 };
 enum { NV = sizeof variants / sizeof variants[0] };
 
@@ -49,6 +47,65 @@ static double ev(cl_event a, cl_event b)
     return (double)(e - s) * 1e-6;
 }
 
+typedef struct bufs {
+    cl_mem x, partials, result, sync;
+    cl_uint cus;
+    cl_ulong n;
+} bufs;
+
+/* Enqueues one reduction of variant v: stage 1 (or the one launch) and stage 2; *e1 and *e2
+ * (when not NULL) get the first and last command's events. */
+static void enqueue(cl_command_queue q, const variant *var, cl_kernel k1, cl_kernel k2,
+                    const bufs *b, cl_event *e1, cl_event *e2)
+{
+    const size_t local = (size_t)var->local;
+    const cl_uint groups = (cl_uint)var->groups_a_cu * b->cus;
+    const size_t global = groups * local, local2 = 256;
+    const cl_ulong off = 0;
+    CK(clSetKernelArg(k1, 0, sizeof b->x, &b->x));
+    CK(clSetKernelArg(k1, 1, 8, &off));
+    CK(clSetKernelArg(k1, 2, 8, &b->n));
+    if (var->onepass) {
+        CK(clSetKernelArg(k1, 3, sizeof b->sync, &b->sync));
+        CK(clSetKernelArg(k1, 4, sizeof b->result, &b->result));
+        CK(clSetKernelArg(k1, 5, 32 * local, NULL));
+    } else {
+        CK(clSetKernelArg(k1, 3, sizeof b->partials, &b->partials));
+        CK(clSetKernelArg(k1, 4, 32 * local, NULL));
+    }
+    CK(clSetKernelArg(k2, 0, sizeof b->partials, &b->partials));
+    CK(clSetKernelArg(k2, 1, 4, &groups));
+    CK(clSetKernelArg(k2, 2, sizeof b->result, &b->result));
+    CK(clSetKernelArg(k2, 3, 32 * local2, NULL));
+    CK(clEnqueueNDRangeKernel(q, k1, 1, NULL, &global, &local, 0, NULL, e1));
+    if (var->onepass) {
+        if (e2) {
+            *e2 = *e1;
+            CK(clRetainEvent(*e2));
+        }
+    } else {
+        CK(clEnqueueNDRangeKernel(q, k2, 1, NULL, &local2, &local2, 0, NULL, e2));
+    }
+}
+
+/* One run's 16-byte result, the result buffer poisoned first: a stale result (a one-launch
+ * variant whose count was not reset) fails the checks. */
+static void run_once(cl_command_queue q, const variant *var, cl_kernel k1, cl_kernel k2,
+                     const bufs *b, cl_ulong out[2], double *t1, double *ts)
+{
+    const cl_uchar ones = 0xff;
+    CK(clEnqueueFillBuffer(q, b->result, &ones, 1, 0, 16, 0, NULL, NULL));
+    cl_event e1, e2;
+    enqueue(q, var, k1, k2, b, &e1, &e2);
+    CK(clEnqueueReadBuffer(q, b->result, CL_TRUE, 0, 16, out, 0, NULL, NULL));
+    if (t1)
+        *t1 = ev(e1, e1);
+    if (ts)
+        *ts = ev(e1, e2);
+    clReleaseEvent(e1);
+    clReleaseEvent(e2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -56,15 +113,21 @@ int main(int argc, char **argv)
         return 2;
     }
     const int repeats = argc > 3 ? atoi(argv[3]) : 31;
+    enum { B2B_ROUNDS = 7 };
+    /* SHAPES_B2B and SHAPES_MI make a quick run on a CPU possible */
+    const int B2B = getenv("SHAPES_B2B") ? atoi(getenv("SHAPES_B2B")) : 50;
     char *src = read_text(argv[1]);
     cl_device_id d;
     cl_context c;
     cl_command_queue q = profiling_queue(argv[2], &d, &c);
-    cl_uint cus = 0;
-    CK(clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
-    char dname[256];
+    bufs b = {0};
+    CK(clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof b.cus, &b.cus, NULL));
+    char dname[256], vendor[256];
     CK(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof dname, dname, NULL));
-    const size_t n = (size_t)256 << 20;
+    CK(clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL));
+    const int nvidia = strstr(vendor, "NVIDIA") != NULL;
+    const size_t n = (size_t)(getenv("SHAPES_MI") ? atoi(getenv("SHAPES_MI")) : 256) << 20;
+    b.n = n;
     float *h = malloc(n * sizeof *h);
     unsigned s = 3;
     double ref = 0.0;
@@ -77,77 +140,96 @@ int main(int argc, char **argv)
             best = i;
     }
     cl_int err;
-    cl_mem x = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, h, &err);
+    b.x = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, h, &err);
     CK(err);
-    cl_mem partials = clCreateBuffer(c, CL_MEM_READ_WRITE, 16 * 64 * (size_t)cus, NULL, &err);
+    b.partials = clCreateBuffer(c, CL_MEM_READ_WRITE, 16 * 64 * (size_t)b.cus, NULL, &err);
     CK(err);
-    cl_mem result = clCreateBuffer(c, CL_MEM_READ_WRITE, 16, NULL, &err);
+    b.result = clCreateBuffer(c, CL_MEM_READ_WRITE, 16, NULL, &err);
     CK(err);
     /* one-launch variants: a count and four words a work-group, zero before the first launch */
-    const size_t sync_words = 1 + 4 * 64 * (size_t)cus;
+    const size_t sync_words = 1 + 4 * 64 * (size_t)b.cus;
     cl_uint *zeros = calloc(sync_words, 4);
-    cl_mem sync =
+    b.sync =
         clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * sync_words, zeros, &err);
     CK(err);
     free(zeros);
-    printf("%s, %u compute units; 256 Mi float32, median of %d, ms\n\n", dname, cus, repeats);
-    printf("| op | variant | stage 1 | span | GB/s (span) | checked |\n| --- | --- | --- | --- | "
-           "--- | "
-           "--- |\n");
-    for (int op = 0; op < 2; ++op) {
+    printf("%s, %u compute units; %zu Mi float32, median of %d, ms; back to back: %d "
+           "reductions enqueued in a row, first start to last end / %d, median of %d\n\n",
+           dname, b.cus, n >> 20, repeats, B2B, B2B, B2B_ROUNDS);
+    printf("| op | variant | regs | stage 1 | span | GB/s (span) | back to back | GB/s | checked "
+           "| inf, NaN |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    static const int kernel_op[3] = {1, 3, 5};
+    static const char *const op_name[3] = {"sum", "max", "argmax"};
+    /* SHAPES_OPS=sum,argmax: those operations only */
+    const char *only = getenv("SHAPES_OPS");
+    for (int op = 0; op < 3; ++op) {
+        if (only && !strstr(only, op_name[op]))
+            continue;
         cl_kernel k1[NV], k2[NV];
+        char regs[NV][16];
         for (int v = 0; v < NV; ++v) {
             char opts[256];
+            /* NVIDIA's own options (cl_nv_compiler_options) only where the vendor is NVIDIA */
+            const char *vo = variants[v].opts;
+            if (!nvidia && strstr(vo, "-cl-nv-"))
+                vo = "";
             snprintf(opts, sizeof opts,
                      "-DS=float -DT=float -DKIND=1 -DMASK=int -DLOAD=0 -DWIDE=0 -DOP=%d -DVW=4 "
-                     "-DITEMS=0 %s",
-                     op ? 5 : 1, variants[v].opts);
+                     "-DITEMS=0 %s%s",
+                     kernel_op[op], vo, nvidia ? " -cl-nv-verbose" : "");
             cl_program p = built_program(c, d, src, opts);
             k1[v] =
                 clCreateKernel(p, variants[v].onepass ? "reduce_onepass" : "reduce_stage1", &err);
             CK(err);
             k2[v] = clCreateKernel(p, "reduce_stage2", &err);
             CK(err);
+            /* NVIDIA's log has a "Used N registers" line a kernel, in no documented order: the
+             * most of them is what bounds the items a compute unit */
+            snprintf(regs[v], sizeof regs[v], "-");
+            static char log[1 << 16];
+            if (nvidia && clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log,
+                                                NULL) == CL_SUCCESS) {
+                int most = -1;
+                for (const char *at = log; (at = strstr(at, "Used ")) != NULL; at += 5) {
+                    const int r = atoi(at + 5);
+                    most = r > most ? r : most;
+                }
+                if (most >= 0)
+                    snprintf(regs[v], sizeof regs[v], "%d", most);
+                if (v == 0 && op == 0 && getenv("SHAPES_LOG"))
+                    fprintf(stderr, "%s\n", log);
+            }
+            /* SHAPES_PTX=DIR: each build's binary (PTX on NVIDIA) as DIR/<op>_<variant>.ptx */
+            if (getenv("SHAPES_PTX")) {
+                size_t size = 0;
+                if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) ==
+                        CL_SUCCESS &&
+                    size > 0) {
+                    unsigned char *bin = malloc(size);
+                    char path[512];
+                    snprintf(path, sizeof path, "%s/%s_%d.ptx", getenv("SHAPES_PTX"),
+                             op_name[op], v);
+                    FILE *f = fopen(path, "wb");
+                    if (bin && f &&
+                        clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
+                            CL_SUCCESS)
+                        fwrite(bin, 1, size, f);
+                    if (f)
+                        fclose(f);
+                    free(bin);
+                }
+            }
             clReleaseProgram(p);
         }
         double *t1 = calloc((size_t)NV * repeats, sizeof *t1);
         double *ts = calloc((size_t)NV * repeats, sizeof *ts);
+        double bb[NV][B2B_ROUNDS];
         int bad[NV] = {0};
         for (int r = -2; r < repeats; ++r)
             for (int v = 0; v < NV; ++v) {
-                const size_t local = (size_t)variants[v].local;
-                const cl_uint groups = (cl_uint)variants[v].groups_a_cu * cus;
-                const size_t global = groups * local, local2 = 256;
-                const cl_ulong off = 0, nn = n;
-                CK(clSetKernelArg(k1[v], 0, sizeof x, &x));
-                CK(clSetKernelArg(k1[v], 1, 8, &off));
-                CK(clSetKernelArg(k1[v], 2, 8, &nn));
-                if (variants[v].onepass) {
-                    CK(clSetKernelArg(k1[v], 3, sizeof sync, &sync));
-                    CK(clSetKernelArg(k1[v], 4, sizeof result, &result));
-                    CK(clSetKernelArg(k1[v], 5, 32 * local, NULL));
-                } else {
-                    CK(clSetKernelArg(k1[v], 3, sizeof partials, &partials));
-                    CK(clSetKernelArg(k1[v], 4, 32 * local, NULL));
-                }
-                CK(clSetKernelArg(k2[v], 0, sizeof partials, &partials));
-                CK(clSetKernelArg(k2[v], 1, 4, &groups));
-                CK(clSetKernelArg(k2[v], 2, sizeof result, &result));
-                CK(clSetKernelArg(k2[v], 3, 32 * local2, NULL));
-                cl_event e1, e2;
-                /* a stale result (a one-launch variant whose count was not reset) fails the check
-                 */
-                const cl_uchar ones = 0xff;
-                CK(clEnqueueFillBuffer(q, result, &ones, 1, 0, 16, 0, NULL, NULL));
-                CK(clEnqueueNDRangeKernel(q, k1[v], 1, NULL, &global, &local, 0, NULL, &e1));
-                if (variants[v].onepass) {
-                    e2 = e1;
-                    CK(clRetainEvent(e2));
-                } else {
-                    CK(clEnqueueNDRangeKernel(q, k2[v], 1, NULL, &local2, &local2, 0, NULL, &e2));
-                }
                 cl_ulong out[2];
-                CK(clEnqueueReadBuffer(q, result, CL_TRUE, 0, 16, out, 0, NULL, NULL));
+                double a1, as;
+                run_once(q, &variants[v], k1[v], k2[v], &b, out, &a1, &as);
                 if (op == 0) {
                     float f[2];
                     memcpy(f, out, 8);
@@ -155,22 +237,77 @@ int main(int argc, char **argv)
                      * units in the last place of the float result */
                     if (fabs(((double)f[0] - f[1]) - ref) > 2.5e-4)
                         bad[v]++;
+                } else if (op == 1) {
+                    float f;
+                    memcpy(&f, out, 4);
+                    if (f != h[best])
+                        bad[v]++;
                 } else if (out[1] != best) {
                     bad[v]++;
                 }
                 if (r >= 0) {
-                    t1[v * repeats + r] = ev(e1, e1);
-                    ts[v * repeats + r] = ev(e1, e2);
+                    t1[v * repeats + r] = a1;
+                    ts[v * repeats + r] = as;
                 }
-                clReleaseEvent(e1);
-                clReleaseEvent(e2);
             }
+        /* back to back, rounds interleaved across the variants */
+        for (int r = 0; r < B2B_ROUNDS; ++r)
+            for (int v = 0; v < NV; ++v) {
+                cl_event first = NULL, last = NULL;
+                for (int k = 0; k < B2B; ++k) {
+                    cl_event e1, e2;
+                    enqueue(q, &variants[v], k1[v], k2[v], &b, &e1, &e2);
+                    if (k == 0)
+                        first = e1;
+                    else
+                        clReleaseEvent(e1);
+                    if (last)
+                        clReleaseEvent(last);
+                    last = e2;
+                }
+                CK(clFinish(q));
+                bb[v][r] = ev(first, last) / B2B;
+                clReleaseEvent(first);
+                clReleaseEvent(last);
+            }
+        /* the same bits with an infinity, then a NaN, in the data: the lean variants' second
+         * pass; compared with variant 0 (a sum's value, an argmax's index) */
+        char nonfinite[NV][16];
+        for (int v = 0; v < NV; ++v)
+            snprintf(nonfinite[v], sizeof nonfinite[v], "equal");
+        const float specials[2] = {INFINITY, NAN};
+        const size_t at = n / 3 + 7;
+        for (int k = 0; k < 2; ++k) {
+            CK(clEnqueueWriteBuffer(q, b.x, CL_TRUE, at * 4, 4, &specials[k], 0, NULL, NULL));
+            cl_ulong want[2];
+            for (int v = 0; v < NV; ++v) {
+                cl_ulong out[2];
+                run_once(q, &variants[v], k1[v], k2[v], &b, out, NULL, NULL);
+                if (v == 0)
+                    memcpy(want, out, sizeof want);
+                float fo, fw;
+                memcpy(&fo, out, 4);
+                memcpy(&fw, want, 4);
+                const int same = op == 2 ? out[1] == want[1] && out[1] == at
+                                         : (isnan(fo) && isnan(fw)) || (isinf(fo) && fo == fw);
+                if (!same && !strstr(variants[v].opts, "PLAIN"))
+                    snprintf(nonfinite[v], sizeof nonfinite[v], "DIFFER");
+            }
+            CK(clEnqueueWriteBuffer(q, b.x, CL_TRUE, at * 4, 4, &h[at], 0, NULL, NULL));
+        }
         for (int v = 0; v < NV; ++v) {
             qsort(t1 + v * repeats, (size_t)repeats, sizeof *t1, cmpd);
             qsort(ts + v * repeats, (size_t)repeats, sizeof *ts, cmpd);
+            qsort(bb[v], B2B_ROUNDS, sizeof bb[v][0], cmpd);
             const double m1 = t1[v * repeats + repeats / 2], ms = ts[v * repeats + repeats / 2];
-            printf("| %s | %s | %.4f | %.4f | %.1f | %s |\n", op ? "argmax" : "sum",
-                   variants[v].name, m1, ms, n * 4 / ms * 1e-6, bad[v] ? "WRONG" : "equal");
+            const double mb = bb[v][B2B_ROUNDS / 2];
+            printf("| %s | %s | %s | %.4f | %.4f | %.1f | %.4f | %.1f | %s | %s |\n",
+                   op_name[op], variants[v].name, regs[v], m1, ms, n * 4 / ms * 1e-6, mb,
+                   n * 4 / mb * 1e-6,
+                   strstr(variants[v].opts, "PLAIN") && op == 0 ? "-"
+                   : bad[v]                                     ? "WRONG"
+                                                                : "equal",
+                   strstr(variants[v].opts, "PLAIN") ? "-" : nonfinite[v]);
             clReleaseKernel(k1[v]);
             clReleaseKernel(k2[v]);
         }

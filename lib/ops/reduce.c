@@ -123,7 +123,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
 
     /* Shape, fixed per device and size so that results are reproducible: CPU devices take a
      * few contiguous chunks (work-groups of one, about eight a core, no barriers); GPUs take
-     * up to 2048 items a compute unit (four work-groups of 512), striding over the array. The
+     * 1024 or 2048 items a compute unit (below), striding over the array. The
      * kernel is built for one shape (-DITEMS): the chunk path's 64 lanes of float sums would
      * otherwise count in a GPU build's registers, though it never runs there. */
     size_t local = 1, groups;
@@ -161,15 +161,30 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     if (items) {
         groups = 8 * cus;
     } else {
-        /* 2048 items a compute unit (a full H100 or H200 SM) in work-groups of 512 where the
-         * kernel allows: against eight of 256, half the partials for the last work-group to
-         * combine (H100, one launch: sum 0.3508 -> 0.3468 ms and 0.3562 -> 0.3536, argmax
-         * 0.3649 -> 0.3625 and 0.3695 -> 0.3677, two processes). Local memory: 512 x 32 bytes. */
-        st = clc__local_size(ctx, k1, 512, &local);
+        /* Every work-group in the first wave, and as few of them as that allows, so that the
+         * last one has few partials to combine: a second wave's start costs more than the
+         * combining. OpenCL cannot tell how many items are resident (registers), so the counts
+         * are fixed per kind of operation, measured on an H100 (one launch, 256 Mi float32,
+         * docs/perf/h100-session18.md): comparisons keep a best value and its step a lane, 48
+         * registers an item, so 1024 items a compute unit are resident, in two work-groups of
+         * 512 (argmax 0.3632 -> 0.3570 ms, max 0.3629 -> 0.3562 against four of 512, which ran
+         * in two waves); a float sum takes 32, so 2048 are, in two of 1024 (0.3469 -> 0.3451
+         * against four of 512). Sums take 1024 only where an item then makes 32 loads or more:
+         * on smaller arrays more, smaller work-groups finish sooner (1 Mi float32 0.009 ms in
+         * four of 512, 0.010-0.011 in two of 1024). The scratch takes local x ACC_BYTES of local
+         * memory, within the device's. */
+        const int compares = op != CLC_REDUCE_SUM && op != CLC_REDUCE_MEAN;
+        const size_t per_unit = compares ? 1024 : 2048;
+        size_t want = compares ? 512 : 1024;
+        if (!compares && count / (16 / clc_dtype_size(type)) < 32 * per_unit * cus)
+            want = 512;
+        while (want > 64 && want * ACC_BYTES + 64 > ctx->info.local_mem_bytes)
+            want /= 2;
+        st = clc__local_size(ctx, k1, want, &local);
         if (st != CLC_SUCCESS)
             goto done;
         local = pow2_floor(local);
-        groups = (local < 2048 ? 2048 / local : 1) * cus;
+        groups = (local < per_unit ? per_unit / local : 1) * cus;
         const size_t needed = (count + local * 16 - 1) / (local * 16);
         if (needed < groups)
             groups = needed;
