@@ -26,16 +26,15 @@ typedef struct variant {
 } variant;
 
 static const variant variants[] = {
+    {"one launch, 4 wg/CU, 512", "", 4, 512, 1},
     {"one launch, 2 wg/CU, 1024", "", 2, 1024, 1},
-    {"one launch, 2 wg/CU, 1024, tiles", "-DTILE=1", 2, 1024, 1},
-    {"one launch, 2 wg/CU, 1024, warp rows", "-DTILE=2", 2, 1024, 1},
-    {"one launch, 4 wg/CU, 512, tiles", "-DTILE=1", 4, 512, 1},
-    {"one launch, 8 wg/CU, 256, tiles", "-DTILE=1", 8, 256, 1},
-    {"one launch, 8 wg/CU, 256, warp rows", "-DTILE=2", 8, 256, 1},
-    {"one launch, 16 wg/CU, 256, tiles (2 waves)", "-DTILE=1", 16, 256, 1},
     {"one launch, 2 wg/CU, 512", "", 2, 512, 1},
-    {"two launches, 2 wg/CU, 1024", "", 2, 1024, 0},
-    {"one launch, 2 wg/CU, 1024, old sync", "-DOLD_SYNC=1", 2, 1024, 1},
+    {"one launch, 8 wg/CU, 256", "", 8, 256, 1},
+    {"one launch, 4 wg/CU, 256", "", 4, 256, 1},
+    {"one launch, 1 wg/CU, 512", "", 1, 512, 1},
+    {"two launches, 4 wg/CU, 512", "", 4, 512, 0},
+    {"one launch, 2 wg/CU, 1024, tiles", "-DTILE=1", 2, 1024, 1},
+    {"one launch, 8 wg/CU, 256, tiles", "-DTILE=1", 8, 256, 1},
 };
 enum { NV = sizeof variants / sizeof variants[0] };
 
