@@ -84,12 +84,16 @@ static void numbers_are_checked_whole(void **state)
     assert_int_equal(number("--fx", "-525.5", CLI_NONZERO, &v),
                      0); /* a negative value is a value */
     assert_true(v == -525.5);
-    static const char *const bad_focal[] = {"0", "-0", "0.0", "-inf", "nan", "1e999"};
+    static const char *const bad_focal[] = {"0",     "-0",     "0.0",    "-inf",   "nan",   "1e999",
+                                            "1e-40", "1e-400", "-1e-40", "3.5e38", "-1e999"};
     for (size_t i = 0; i < sizeof bad_focal / sizeof bad_focal[0]; ++i)
         if (number("--fx", bad_focal[i], CLI_NONZERO, &v) != -1)
             fail_msg("--fx '%s' accepted", bad_focal[i]);
     assert_int_equal(number("--cx", "-7.5", CLI_FINITE, &v), 0);
     assert_true(v == -7.5);
+    assert_int_equal(number("--cx", "1e-400", CLI_FINITE, &v), 0); /* as good as 0 */
+    assert_true(fabs(v) < 1e-300);
+    assert_int_equal(number("--cx", "1e999", CLI_FINITE, &v), -1);
     assert_int_equal(number("--cx", "-inf", CLI_FINITE, &v), -1);
     assert_int_equal(number("--cx", "nan", CLI_FINITE, &v), -1);
     assert_int_equal(number("--depth-trunc", "inf", CLI_POSITIVE_INF, &v), 0);

@@ -278,6 +278,12 @@ mkfifo "$work/lout/a.png"
 [ ! -e "$work/tree/gray/gray" ] || fail "the output folder was read as input"
 "$tool" gray "$work/tree" -o "$work/dotfmt" --format .jpg --quiet || fail "--format .jpg"
 [ -s "$work/dotfmt/a.jpg" ] || fail "--format .jpg did not write a.jpg"
+# A format in capitals is the same format, written with the usual lower-case extension.
+"$tool" gray "$work/tree" -o "$work/upfmt" --format PGM --quiet || fail "--format PGM"
+ls "$work/upfmt" | grep -qx 'a\.pgm' || fail "--format PGM: $(ls "$work/upfmt")"
+"$tool" median "$work/upfmt" -o "$work/upmed" --format NPY --quiet 2> "$work/log" &&
+    [ -s "$work/upmed/a.npy" ] ||
+    fail "median --format NPY: $(cat "$work/log")"
 
 # Ctrl-C, made deterministic with a FIFO: the first input is a named pipe, so the one worker is
 # blocked reading it when the interrupt comes. The interrupt is acknowledged at once, the file in

@@ -140,13 +140,25 @@ refused("one channel" "${DATA}/rgb.png" "${out}/refused.ply" ${K})
 refused("--fy .or --intrinsics FILE. is required" "${DATA}/depth16.png" "${out}/refused.ply" --fx 1 --cx 1 --cy 1)
 # Every numeric option: zero, negative, NaN, infinity and trailing garbage are refused by name
 # (zero is not "the default": --depth-scale 0 once meant 1000 silently).
-foreach(bad 0 -5 nan inf -inf 5x 1e999 0x)
+foreach(bad 0 -5 nan inf -inf 5x 0x)
   refused("option --depth-scale needs a positive, finite number, not '${bad}'" "${DATA}/depth16.png"
           "${out}/refused.ply" ${K} --depth-scale "${bad}")
   if(NOT bad STREQUAL "inf") # no truncation at all, as the API's infinity
     refused("option --depth-trunc needs a positive .or inf. number" "${DATA}/depth16.png"
             "${out}/refused.ply" ${K} --depth-trunc=${bad})
   endif()
+endforeach()
+# Numbers beyond a double (and, for a focal length, below a float's normal range, whose
+# reciprocal overflows) are numbers, refused as out of range.
+foreach(bad 1e999 -1e999 1e-999)
+  refused("option --depth-scale: '${bad}' is out of a float's range" "${DATA}/depth16.png"
+          "${out}/refused.ply" ${K} --depth-scale "${bad}")
+  refused("option --depth-trunc: '${bad}' is out of a float's range" "${DATA}/depth16.png"
+          "${out}/refused.ply" ${K} --depth-trunc=${bad})
+endforeach()
+foreach(bad 1e-40 1e-400 1e999)
+  refused("option --fx: '${bad}' is out of a float's range" "${DATA}/depth16.png"
+          "${out}/refused.ply" --fx ${bad} --fy 1 --cx 1 --cy 1)
 endforeach()
 ok(trunc_inf "${DATA}/depth16.png" "${out}/inf.ply" ${K} --depth-trunc inf)
 ok(trunc_1000 "${DATA}/depth16.png" "${out}/t1000.ply" ${K} --depth-trunc 1000)

@@ -78,4 +78,21 @@ execute_process(COMMAND "${TOOL}" reduce "${dir}/f32_30.raw" --op ArgMin --type 
 if(NOT rc EQUAL 0 OR NOT out STREQUAL "24")
   message(FATAL_ERROR "--op ArgMin --type F32: exit ${rc}, '${out}'")
 endif()
+# numpy's type codes and its half/single/double name the same types; 'float' and 'int', 64-bit in
+# numpy and 32-bit in C, are refused as ambiguous, and big-endian codes as unsupported.
+foreach(t "f4" "<f4" "=f4" "single" "SINGLE")
+  execute_process(COMMAND "${TOOL}" reduce "${dir}/f32_30.raw" --op argmin --type ${t}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL "24")
+    message(FATAL_ERROR "--type ${t} on raw float32 data: exit ${rc}, '${out}'")
+  endif()
+endforeach()
+execute_process(COMMAND "${TOOL}" reduce "${dir}/i32_10.npy" --op sum --type <i4
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "10737418242")
+  message(FATAL_ERROR "--type <i4 on an int32 file: exit ${rc}, '${out}'")
+endif()
+refused("${dir}/f32_30.raw" "type 'float' is ambiguous .*float32 or float64" --op sum --type float)
+refused("${dir}/f32_30.raw" "type 'int' is ambiguous .*int32 or int64" --op sum --type int)
+refused("${dir}/f32_30.raw" "big-endian" --op sum --type >f4)
 message(STATUS "tool reduce: ${n} results as numpy's; refusals clear")

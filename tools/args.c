@@ -147,16 +147,26 @@ int cli_number(cli_args *a, int rule, double *out)
     const double v = strtod(text, &end);
     /* strtod reads "inf" as infinity and sets ERANGE for a finite text out of range (1e999). */
     /* Decimal only: strtod also reads hexadecimal ("0x10" is 16), which no one means here. */
+    /* A number too large or too small for a double (ERANGE: 1e999, 1e-999) is a number all the
+     * same: out of a float's range below, not "not a number". */
+    const int range = errno == ERANGE;
     const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
-                       !strpbrk(text, "xX") && errno != ERANGE &&
-                       (isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
+                       !strpbrk(text, "xX") &&
+                       (range || isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
     /* The library takes these as floats, and divides by the positive and non-zero ones: a value
      * a float cannot hold, or whose reciprocal it cannot, is refused here rather than by every
-     * file of a batch. */
+     * file of a batch. Below FLT_MIN a float loses precision (subnormal) or is zero, and its
+     * reciprocal overflows. */
     const double m = fabs(v);
-    const int in_float = rule == CLI_POSITIVE_INF ? 1
-                         : rule == CLI_FINITE     ? m <= FLT_MAX
-                                                  : m >= FLT_MIN && m <= FLT_MAX;
+    const int in_float = rule == CLI_POSITIVE_INF ? !range
+                         : rule == CLI_FINITE     ? m <= FLT_MAX && !(range && m > 1)
+                                                  : !range && m >= FLT_MIN && m <= FLT_MAX;
+    if (parsed && range && !in_float) {
+        cli_error("option %s: '%s' is out of a float's range (%s)", a->name, text,
+                  rule == CLI_FINITE ? "at most about 3.4e38 in magnitude"
+                                     : "about 1.2e-38 to 3.4e38 in magnitude");
+        return -1;
+    }
     if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
         (rule == CLI_NONZERO && v == 0)) {
         cli_error("option %s needs a %s number, not '%s'", a->name,

@@ -199,6 +199,10 @@ int cli_files_run(cli_batch *b, const char *default_format,
             return CLI_EXIT_USAGE;
         }
         snprintf(ext, sizeof ext, ".%s", f);
+        /* A format is named in any case (--format PGM), and files get the usual lower-case
+         * extension, as cloud's --format does. */
+        for (char *c = ext; *c; ++c)
+            *c = (char)tolower((unsigned char)*c);
         if (format_ok && format_ok(ext, user) != 0)
             return CLI_EXIT_USAGE;
         return cli_batch_run(b, ext, convert, user);

@@ -40,23 +40,8 @@ static const char *value_end(const char *v, const char *end)
     return e;
 }
 
-static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
-                       size_t error_size)
+clc_dtype npy_code_type(const char *code, size_t len)
 {
-    if (e - v < 4 || (*v != '\'' && *v != '"'))
-        FAIL("'descr' is not a string");
-    const char order = v[1];
-    const size_t len = (size_t)(e - v) - 2;
-    char code[8] = {0};
-    if (len < 2 || len > 6)
-        FAIL("unsupported dtype '%.*s'", (int)len, v + 1);
-    memcpy(code, v + 2, len - 1);
-    if (order == '>')
-        FAIL("big-endian data ('%.*s') is not supported; convert with "
-             "array.astype(array.dtype.newbyteorder('<'))",
-             (int)len, v + 1);
-    if (order != '<' && order != '|')
-        FAIL("unsupported dtype '%.*s'", (int)len, v + 1);
     static const struct {
         const char *code;
         clc_dtype type;
@@ -64,22 +49,64 @@ static int parse_descr(const char *v, const char *e, clc_dtype *type, char *erro
                  {"i1", CLC_DTYPE_I8},  {"i2", CLC_DTYPE_I16}, {"i4", CLC_DTYPE_I32},
                  {"i8", CLC_DTYPE_I64}, {"u1", CLC_DTYPE_U8},  {"u2", CLC_DTYPE_U16},
                  {"u4", CLC_DTYPE_U32}, {"u8", CLC_DTYPE_U64}, {"b1", CLC_DTYPE_BOOL}};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
-        if (strcmp(code, known[i].code) == 0) {
-            /* Multi-byte types must say their byte order; '|' is for single bytes. */
-            if (order == '|' && clc_dtype_size(known[i].type) != 1)
-                FAIL("dtype '%.*s' has no byte order", (int)len, v + 1);
-            *type = known[i].type;
+    /* numpy reads no order character, '=' and '|' as the machine's order, which is
+     * little-endian wherever this runs: x86-64 and ARM64 */
+    if (len > 0 && (*code == '<' || *code == '=' || *code == '|'))
+        ++code, --len;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
+        if (len == 2 && memcmp(code, known[i].code, 2) == 0)
+            return known[i].type;
+    return (clc_dtype)0;
+}
+
+static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
+                       size_t error_size)
+{
+    if (e - v < 4 || (*v != '\'' && *v != '"'))
+        FAIL("'descr' is not a string");
+    const char *text = v + 1;
+    const size_t len = (size_t)(e - v) - 2;
+    if (*text == '>')
+        FAIL("big-endian data ('%.*s') is not supported; convert with "
+             "array.astype(array.dtype.newbyteorder('<'))",
+             (int)len, text);
+    if ((*type = npy_code_type(text, len)) != 0)
+        return 0;
+    /* numpy's names ('float32') and aliases, which a header may hold as any argument of np.dtype
+     * ('float' and 'int' are 64-bit there) */
+    static const struct {
+        const char *name;
+        clc_dtype type;
+    } aliases[] = {{"float", CLC_DTYPE_F64},  {"double", CLC_DTYPE_F64}, {"single", CLC_DTYPE_F32},
+                   {"half", CLC_DTYPE_F16},   {"int", CLC_DTYPE_I64},    {"uint", CLC_DTYPE_U64},
+                   {"ubyte", CLC_DTYPE_U8},   {"byte", CLC_DTYPE_I8},    {"short", CLC_DTYPE_I16},
+                   {"ushort", CLC_DTYPE_U16}, {"intc", CLC_DTYPE_I32},   {"uintc", CLC_DTYPE_U32}};
+    for (int t = 1; clc_dtype_name((clc_dtype)t); ++t) {
+        const char *name = clc_dtype_name((clc_dtype)t);
+        if (strlen(name) == len && memcmp(text, name, len) == 0) {
+            *type = (clc_dtype)t;
             return 0;
         }
     }
-    if (code[0] == 'f' && strlen(code) > 2) /* '<f16' is numpy's float128 (long double) */
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+        if (strlen(aliases[i].name) == len && memcmp(text, aliases[i].name, len) == 0) {
+            *type = aliases[i].type;
+            return 0;
+        }
+    /* '<f16' and 'float128' are numpy's long double */
+    const char *code = text + (len > 0 && strchr("<=|", *text) != NULL);
+    const size_t code_len = len - (size_t)(code - text);
+    int extended = code_len >= 3 && *code == 'f' && strspn(code + 1, "0123456789") == code_len - 1;
+    static const char *const long_names[] = {"float96", "float128", "longdouble", "longfloat"};
+    for (size_t i = 0; i < sizeof long_names / sizeof long_names[0]; ++i)
+        extended |= strlen(long_names[i]) == len && memcmp(text, long_names[i], len) == 0;
+    if (extended)
         FAIL("unsupported dtype '%.*s': extended precision (numpy's longdouble) is not reduced; "
              "float16, float32 and float64 are",
-             (int)len, v + 1);
+             (int)len, text);
     FAIL("unsupported dtype '%.*s' (every numeric dtype but complex is: float16/32/64, "
          "int8/16/32/64, uint8/16/32/64, bool)",
-         (int)len, v + 1);
+         (int)len, text);
 }
 
 static int parse_shape(const char *v, const char *e, npy_info *info, char *error, size_t error_size)

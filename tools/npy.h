@@ -35,6 +35,11 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
  * it does not fit in size bytes. */
 int npy_header(char *out, size_t size, const char *descr, size_t rows, size_t cols);
 
+/* The type of numpy's type code `code` of len bytes: kind and size ("f4", "u1", "b1"), after an
+ * optional byte order '<', '=' or '|' (none, '=' and '|' read as little-endian, the machine's);
+ * 0 where it names no supported type or is big-endian ('>'). */
+clc_dtype npy_code_type(const char *code, size_t len);
+
 /* Whether the bytes start as a .npy file does (the magic string). */
 int npy_is_npy(const unsigned char *file, size_t size);
 

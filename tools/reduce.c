@@ -26,9 +26,10 @@ static void usage(FILE *out)
             "little-endian, C or Fortran order, any shape, reduced as a whole - or raw\n"
             "little-endian values with --type.\n"
             "  --op OP       the reduction\n"
-            "  --type T      for raw files: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool, or\n"
-            "                numpy's names (float32, int64, ...); a .npy file names its own type,\n"
-            "                and a --type that differs from it is refused\n"
+            "  --type T      for raw files: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool,\n"
+            "                numpy's names (float32, int64, ...) or type codes (<f4, u1, ...);\n"
+            "                a .npy file names its own type, and a --type that differs from it\n"
+            "                is refused\n"
             "  --device SEL  the device (clcompute devices --help)\n"
             "  -h, --help    this text\n"
             "Prints the result alone: integers in full (sums of integers and bools as int64 or\n"
@@ -43,7 +44,8 @@ static void usage(FILE *out)
             "errors.\n");
 }
 
-/* --type: the tool's short names and numpy's. */
+/* --type: the tool's short names, numpy's names and type codes ("<f4", "u1"), and numpy's
+ * half, single and double. */
 static clc_dtype parse_type(const char *text)
 {
     static const char *const shorts[] = {"",    "f32", "f64", "i32", "u32", "u8",  "i64",
@@ -52,6 +54,16 @@ static clc_dtype parse_type(const char *text)
         if (strcasecmp(text, shorts[t]) == 0 ||
             strcasecmp(text, clc_dtype_name((clc_dtype)t)) == 0) /* any case, as --weights */
             return (clc_dtype)t;
+    const clc_dtype code = npy_code_type(text, strlen(text));
+    if (code)
+        return code;
+    static const struct {
+        const char *name;
+        clc_dtype type;
+    } aliases[] = {{"half", CLC_DTYPE_F16}, {"single", CLC_DTYPE_F32}, {"double", CLC_DTYPE_F64}};
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+        if (strcasecmp(text, aliases[i].name) == 0)
+            return aliases[i].type;
     return (clc_dtype)0;
 }
 
@@ -259,8 +271,17 @@ static int run(int argc, char **argv)
             if (!(type_text = cli_value(&a)))
                 return CLI_EXIT_USAGE;
             if (!(type = parse_type(type_text))) {
-                cli_error("unknown type '%s' (f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool)",
-                          type_text);
+                if (type_text[0] == '>')
+                    cli_error("type '%s' is big-endian; raw data must be little-endian", type_text);
+                else if (strcasecmp(type_text, "float") == 0 || strcasecmp(type_text, "int") == 0 ||
+                         strcasecmp(type_text, "uint") == 0)
+                    cli_error("type '%s' is ambiguous (numpy's is 64-bit, C's 32-bit); say "
+                              "%s32 or %s64",
+                              type_text, type_text, type_text);
+                else
+                    cli_error("unknown type '%s' (f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool, "
+                              "numpy's names such as float32, or codes such as <f4)",
+                              type_text);
                 return CLI_EXIT_USAGE;
             }
         } else if (cli_is(&a, "--device")) {
