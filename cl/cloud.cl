@@ -687,8 +687,10 @@ __kernel void cloud_onepass(FRAME_PARAMS, __global uint *restrict sync,
      * (NVIDIA compiles mem_fence to a work-group fence), so the count's operand depends on what
      * the state's last exchange returned, and cannot be issued before it has been performed;
      * tiles >> 31 is zero (the host keeps tiles below 2^30), which the compiler cannot know. */
-    if (lid == 0)
+    if (lid == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
         shared[0] = atomic_add(&sync[1], 1u + (replaced & (tiles >> 31))) == groups - 1;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (shared[0])
         for (uint i = lid; i < 2 + groups; i += l)

@@ -32,6 +32,9 @@
 #ifndef ITEMS
 #error "build with -DITEMS=0 or -DITEMS=1"
 #endif
+#ifndef ACC_BYTES
+#error "build with -DACC_BYTES=<sizeof(acc_t)>, the local scratch's bytes an item"
+#endif
 
 #define SUM 1
 #define MIN 2
@@ -111,6 +114,9 @@ typedef struct {
     ACC v;
     ulong i;
 } acc_t;
+/* The host sizes the local scratch as ACC_BYTES an item: a build where that is not acc_t's size
+ * fails here rather than running past the scratch. */
+typedef char acc_bytes_match[sizeof(acc_t) == ACC_BYTES ? 1 : -1];
 
 #if OP == SUM && KIND <= 2
 /* Kahan step; infinities and NaN bypass the compensation, which they would turn into NaN. */
@@ -587,7 +593,7 @@ __kernel void reduce_stage2(const __global ulong *restrict partials, const uint 
  * one another. A launch that dies half-way leaves it dirty, but drivers lose the whole context
  * then, so nothing runs on it again. */
 __kernel void reduce_onepass(const __global S *restrict base, const ulong offset, const ulong n,
-                             __global uint *restrict sync, __global ulong *restrict result,
+                             __global uint *sync, __global ulong *restrict result,
                              __local acc_t *scratch)
 {
     __local uint last;
@@ -596,11 +602,15 @@ __kernel void reduce_onepass(const __global S *restrict base, const ulong offset
     acc_t a = group_partial(base, offset, n, scratch);
     if (lid == 0) {
         const uint replaced = publish(sync + 1 + 4 * (ulong)get_group_id(0), a);
-        /* The partial must be in place before the count says so, and OpenCL 1.2 orders atomics
-         * on one word only (NVIDIA compiles mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group
-         * fence, membar.cta). So the count's operand depends on what the exchanges returned:
-         * it cannot be issued before all four have been performed. n >> 63 is zero (no array
-         * has 2^63 elements), which the compiler cannot know. */
+        /* The partial must be in place before the count says so. The fence is what OpenCL 1.2
+         * offers ("committed to memory"), but NVIDIA compiles it to a work-group fence
+         * (membar.cta), and atomics on different words may then be performed out of order. So
+         * the count's operand also depends on what the exchanges returned: hardware cannot
+         * issue it before all four have been performed (at the one point where atomics on a word
+         * are performed: L2 on GPUs). n >> 63 is zero (no array has 2^63 elements), which the
+         * compiler cannot know. This is an assumption about hardware and compilers beyond
+         * OpenCL 1.2's promises, which say nothing of order across work-groups. */
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
         last = atomic_add(&sync[0], 1u + (replaced & (uint)(n >> 63))) == groups - 1;
     }
     /* Every item is done with scratch, and reads the partials only after the count. */

@@ -273,6 +273,84 @@ static void reduce_one_launch_as_two_of(clc_context *ctx, size_t n)
     free(data);
 }
 
+/* One-launch reductions enqueued back to back with no wait between them, each over another
+ * prefix of one array (on a GPU alternating sum and argmax): each result has the bits of the same
+ * reduction run alone, so no launch read a partial or a count the launch before it left. */
+static void reduce_one_launch_back_to_back(void **state)
+{
+    clc_context *ctx = *state;
+    enum { RUNS = 16 };
+    const int gpu = ctx->info.type == CLC_DEVICE_GPU;
+    const int runs = gpu ? RUNS : 4;
+    static const char *const shapes[] = {"items", "groups"};
+    /* Hundreds of work-groups and 16 runs on a GPU, where launches overlap; fewer elsewhere, and
+     * sums alone (oclgrind runs this file too: an interpreter, slow to build each program). */
+    const size_t n = gpu ? 300007 : 8209;
+    float *data = malloc(n * sizeof *data);
+    assert_non_null(data);
+    for (size_t i = 0; i < n; ++i)
+        data[i] = ((float)byte() - 127.5f) / (float)(1 + byte());
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clc_context_cl_context(ctx);
+    cl_command_queue q = clc_context_cl_queue(ctx);
+    cl_mem buf =
+        clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *data, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem res[RUNS];
+    for (int k = 0; k < runs; ++k) {
+        res[k] = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+    }
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, "1");
+    for (size_t s = 0; s < 2; ++s) {
+        clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, shapes[s]);
+        unsigned char alone[RUNS][CLC_REDUCE_RESULT_BYTES], together[RUNS][CLC_REDUCE_RESULT_BYTES];
+        for (int pass = 0; pass < 2; ++pass) {
+            const cl_uchar ones = 0xff;
+            for (int k = 0; k < runs; ++k)
+                assert_int_equal(clEnqueueFillBuffer(q, res[k], &ones, 1, 0,
+                                                     CLC_REDUCE_RESULT_BYTES, 0, NULL, NULL),
+                                 CL_SUCCESS);
+            for (int k = 0; k < runs; ++k) {
+                const clc_reduce_op op = gpu && k % 2 ? CLC_REDUCE_ARGMAX : CLC_REDUCE_SUM;
+                assert_int_equal(clc_reduce_enqueue(ctx, op, CLC_DTYPE_F32, buf, 0,
+                                                    n - 97 * (size_t)k, res[k], 0, NULL, NULL),
+                                 CLC_SUCCESS);
+                if (pass == 0) /* alone: each read before the next reduction is enqueued */
+                    assert_int_equal(clEnqueueReadBuffer(q, res[k], CL_TRUE, 0,
+                                                         CLC_REDUCE_RESULT_BYTES, alone[k], 0, NULL,
+                                                         NULL),
+                                     CL_SUCCESS);
+            }
+            for (int k = 0; pass == 1 && k < runs; ++k)
+                assert_int_equal(clEnqueueReadBuffer(q, res[k], CL_TRUE, 0, CLC_REDUCE_RESULT_BYTES,
+                                                     together[k], 0, NULL, NULL),
+                                 CL_SUCCESS);
+        }
+        for (int k = 0; k < runs; ++k) {
+            if (memcmp(alone[k], together[k], CLC_REDUCE_RESULT_BYTES) != 0)
+                fail_msg("shape %s, run %d of %d back to back differs from the run alone",
+                         shapes[s], k, runs);
+            clc_reduce_result got, want;
+            const clc_reduce_op op = gpu && k % 2 ? CLC_REDUCE_ARGMAX : CLC_REDUCE_SUM;
+            const size_t count = n - 97 * (size_t)k;
+            assert_int_equal(clc_reduce_decode(op, CLC_DTYPE_F32, alone[k], count, &got),
+                             CLC_SUCCESS);
+            clc__ref_reduce(op, CLC_DTYPE_F32, data, count, &want, NULL);
+            if (op == CLC_REDUCE_ARGMAX)
+                assert_int_equal(got.index, want.index);
+            else
+                assert_true(fabs(got.f - want.f) <= 4e-7 * (fabs(want.f) + 1.0) * 8);
+        }
+    }
+    clc__switch_set(ctx, CLC_SW_REDUCE_SHAPE, getenv("CLCOMPUTE_REDUCE_SHAPE"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_PASSES, getenv("CLCOMPUTE_REDUCE_PASSES"));
+    for (int k = 0; k < runs; ++k)
+        clReleaseMemObject(res[k]);
+    clReleaseMemObject(buf);
+    free(data);
+}
+
 /* A malformed switch is an error naming it, from the call that would follow it; the context's
  * switches were read when it was made, so the environment of the moment does not matter. */
 static void malformed_switches_are_errors(void **state)
@@ -344,6 +422,7 @@ int main(int argc, char **argv)
         FIXTURE_TEST(cloud_every_variant),
         FIXTURE_TEST(reduce_every_variant),
         FIXTURE_TEST(reduce_one_launch_as_two),
+        FIXTURE_TEST(reduce_one_launch_back_to_back),
         FIXTURE_TEST(malformed_switches_are_errors),
         FIXTURE_TEST(copy_kernel),
     };

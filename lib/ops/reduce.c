@@ -71,6 +71,16 @@ static clc_status check_args(clc_context *ctx, clc_reduce_op op, clc_dtype type,
     return CLC_SUCCESS;
 }
 
+/* Bytes of the kernel's acc_t, what its local scratch takes an item: an accumulator and a 64-bit
+ * index, 16 bytes, or 32 where the accumulator is 16 bytes and so aligned (a double sum with its
+ * compensation, a 128-bit integer sum). The kernel is built with -DACC_BYTES and refuses to
+ * compile where its sizeof(acc_t) differs. */
+static size_t acc_bytes(clc_reduce_op op, const dtype_info *d)
+{
+    const int sum = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN;
+    return sum && (d->kind == 2 || (d->kind >= 3 && d->size == 8)) ? 32 : 16;
+}
+
 /* Build options of the program for a type and operation: MIN is ARGMIN without the index, MEAN
  * a SUM divided on the host, so three programs serve six operations. */
 static void build_options(clc_reduce_op op, clc_dtype type, int items, char *buf, size_t size)
@@ -80,13 +90,11 @@ static void build_options(clc_reduce_op op, clc_dtype type, int items, char *buf
                           : op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN ? 4
                                                                             : 5;
     snprintf(buf, size,
-             "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu -DITEMS=%d",
+             "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu -DITEMS=%d "
+             "-DACC_BYTES=%zu",
              d->storage, d->compute, d->kind, d->mask, d->load, d->kind >= 3 && d->size == 8,
-             kernel_op, 16 / d->size, items);
+             kernel_op, 16 / d->size, items, acc_bytes(op, d));
 }
-
-/* Size of the kernel's acc_t in local memory, at most: a double2 and an index, aligned. */
-#define ACC_BYTES 32
 
 static size_t pow2_floor(size_t n)
 {
@@ -146,8 +154,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         return CLC_ERROR_INVALID_ARGUMENT;
     const int onepass = passes == 1;
 
-    char options[160];
+    char options[192];
     build_options(op, type, items, options, sizeof options);
+    const size_t acc = acc_bytes(op, dtype_of(type));
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
@@ -171,14 +180,14 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
          * in two waves); a float sum takes 32, so 2048 are, in two of 1024 (0.3469 -> 0.3451
          * against four of 512). Sums take 1024 only where an item then makes 32 loads or more:
          * on smaller arrays more, smaller work-groups finish sooner (1 Mi float32 0.009 ms in
-         * four of 512, 0.010-0.011 in two of 1024). The scratch takes local x ACC_BYTES of local
+         * four of 512, 0.010-0.011 in two of 1024). The scratch takes local x acc_bytes of local
          * memory, within the device's. */
         const int compares = op != CLC_REDUCE_SUM && op != CLC_REDUCE_MEAN;
         const size_t per_unit = compares ? 1024 : 2048;
         size_t want = compares ? 512 : 1024;
         if (!compares && count / (16 / clc_dtype_size(type)) < 32 * per_unit * cus)
             want = 512;
-        while (want > 64 && want * ACC_BYTES + 64 > ctx->info.local_mem_bytes)
+        while (want > 64 && want * acc + 64 > ctx->info.local_mem_bytes)
             want /= 2;
         st = clc__local_size(ctx, k1, want, &local);
         if (st != CLC_SUCCESS)
@@ -224,7 +233,7 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         st = clc__onepass_state(ctx, &ctx->reduce_sync, &ctx->reduce_sync_words, 1 + 4 * groups,
                                 "reduction one-pass state", &partials);
         const clc_arg a[] = {CLC_ARG(input),    CLC_ARG(first),  CLC_ARG(n),
-                             CLC_ARG(partials), CLC_ARG(result), {local * ACC_BYTES, NULL}};
+                             CLC_ARG(partials), CLC_ARG(result), {local * acc, NULL}};
         if (st == CLC_SUCCESS)
             st = clc__set_args(ctx, k1, "reduce_onepass", a, 6);
         if (st == CLC_SUCCESS &&
@@ -241,9 +250,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     }
     const cl_uint ngroups = (cl_uint)groups;
     const clc_arg a1[] = {
-        CLC_ARG(input), CLC_ARG(first), CLC_ARG(n), CLC_ARG(partials), {local * ACC_BYTES, NULL}};
+        CLC_ARG(input), CLC_ARG(first), CLC_ARG(n), CLC_ARG(partials), {local * acc, NULL}};
     const clc_arg a2[] = {
-        CLC_ARG(partials), CLC_ARG(ngroups), CLC_ARG(result), {local2 * ACC_BYTES, NULL}};
+        CLC_ARG(partials), CLC_ARG(ngroups), CLC_ARG(result), {local2 * acc, NULL}};
     st = clc__set_args(ctx, k1, "reduce_stage1", a1, 5);
     if (st == CLC_SUCCESS)
         st = clc__set_args(ctx, k2, "reduce_stage2", a2, 4);
