@@ -99,7 +99,9 @@ static void numbers_are_checked_whole(void **state)
     assert_int_equal(number("--depth-trunc", "inf", CLI_POSITIVE_INF, &v), 0);
     assert_true(isinf(v) && v > 0);
     assert_int_equal(number("--depth-trunc", "2.5", CLI_POSITIVE_INF, &v), 0);
-    static const char *const bad_trunc[] = {"-inf", "nan", "0", "-1", "1e999"};
+    assert_int_equal(number("--depth-trunc", "1e999", CLI_POSITIVE_INF, &v), 0); /* as inf */
+    assert_true(isinf(v) && v > 0);
+    static const char *const bad_trunc[] = {"-inf", "nan", "0", "-1", "-1e999", "1e-999", "0x10"};
     for (size_t i = 0; i < sizeof bad_trunc / sizeof bad_trunc[0]; ++i)
         if (number("--depth-trunc", bad_trunc[i], CLI_POSITIVE_INF, &v) != -1)
             fail_msg("--depth-trunc '%s' accepted", bad_trunc[i]);

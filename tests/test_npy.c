@@ -110,12 +110,17 @@ static void descrs_numpy_reads_are_read(void **state)
     static const struct {
         const char *descr;
         clc_dtype type;
-    } cases[] = {{"u1", CLC_DTYPE_U8},      {"b1", CLC_DTYPE_BOOL},     {"i8", CLC_DTYPE_I64},
-                 {"f4", CLC_DTYPE_F32},     {"=f8", CLC_DTYPE_F64},     {"|i2", CLC_DTYPE_I16},
-                 {"|f4", CLC_DTYPE_F32},    {"=u4", CLC_DTYPE_U32},     {"float32", CLC_DTYPE_F32},
-                 {"int64", CLC_DTYPE_I64},  {"bool", CLC_DTYPE_BOOL},   {"float16", CLC_DTYPE_F16},
-                 {"uint16", CLC_DTYPE_U16}, {"float64", CLC_DTYPE_F64}, {"int8", CLC_DTYPE_I8},
-                 {"float", CLC_DTYPE_F64},  {"int", CLC_DTYPE_I64},     {"single", CLC_DTYPE_F32}};
+    } cases[] = {{"u1", CLC_DTYPE_U8},      {"b1", CLC_DTYPE_BOOL},      {"i8", CLC_DTYPE_I64},
+                 {"f4", CLC_DTYPE_F32},     {"=f8", CLC_DTYPE_F64},      {"|i2", CLC_DTYPE_I16},
+                 {"|f4", CLC_DTYPE_F32},    {"=u4", CLC_DTYPE_U32},      {"float32", CLC_DTYPE_F32},
+                 {"int64", CLC_DTYPE_I64},  {"bool", CLC_DTYPE_BOOL},    {"float16", CLC_DTYPE_F16},
+                 {"uint16", CLC_DTYPE_U16}, {"float64", CLC_DTYPE_F64},  {"int8", CLC_DTYPE_I8},
+                 {"float", CLC_DTYPE_F64},  {"int", CLC_DTYPE_I64},      {"single", CLC_DTYPE_F32},
+                 {"d", CLC_DTYPE_F64},      {"<f", CLC_DTYPE_F32},       {"?", CLC_DTYPE_BOOL},
+                 {"|b", CLC_DTYPE_I8},      {"B", CLC_DTYPE_U8},         {"=H", CLC_DTYPE_U16},
+                 {"l", CLC_DTYPE_I64},      {"e", CLC_DTYPE_F16},        {">u1", CLC_DTYPE_U8},
+                 {">b1", CLC_DTYPE_BOOL},   {"intc", CLC_DTYPE_I32},     {"uint", CLC_DTYPE_U64},
+                 {"ushort", CLC_DTYPE_U16}, {"longlong", CLC_DTYPE_I64}, {"bool_", CLC_DTYPE_BOOL}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         char dict[128];
         snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (10,), }",
@@ -128,7 +133,8 @@ static void descrs_numpy_reads_are_read(void **state)
     assert_int_equal(npy_code_type("<f4", 3), CLC_DTYPE_F32);
     assert_int_equal(npy_code_type("u1", 2), CLC_DTYPE_U8);
     assert_int_equal(npy_code_type(">f4", 3), 0);
-    assert_int_equal(npy_code_type("f4", 1), 0); /* the length is the caller's */
+    assert_int_equal(npy_code_type("i8", 1), CLC_DTYPE_I32); /* the length is the caller's */
+    assert_int_equal(npy_code_type(">u1", 3), CLC_DTYPE_U8); /* one byte has no order */
     assert_int_equal(npy_code_type("<", 1), 0);
     assert_int_equal(npy_code_type("", 0), 0);
 }
@@ -166,7 +172,12 @@ static void malformed_headers_are_refused(void **state)
     refused("{'descr': '<f4x', 'fortran_order': False, 'shape': (3,), }", 12, "unsupported dtype");
     refused("{'descr': 'float128', 'fortran_order': False, 'shape': (3,), }", 48,
             "unsupported dtype");
-    refused("{'descr': '<', 'fortran_order': False, 'shape': (3,), }", 12, "");
+    refused("{'descr': '<', 'fortran_order': False, 'shape': (3,), }", 12, "unsupported dtype '<'");
+    refused("{'descr': '', 'fortran_order': False, 'shape': (3,), }", 12, "unsupported dtype ''");
+    refused("{'descr': '>d', 'fortran_order': False, 'shape': (3,), }", 24, "big-endian");
+    refused("{'descr': 'g', 'fortran_order': False, 'shape': (3,), }", 48, "extended precision");
+    refused("{'descr': 'Float32', 'fortran_order': False, 'shape': (3,), }", 12,
+            "unsupported dtype"); /* numpy's names are case-sensitive */
     refused("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12,
             "structured dtypes");
     refused("{'fortran_order': False, 'shape': (3,), }", 12, "no 'descr'");

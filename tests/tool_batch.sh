@@ -281,6 +281,12 @@ mkfifo "$work/lout/a.png"
 # A format in capitals is the same format, written with the usual lower-case extension.
 "$tool" gray "$work/tree" -o "$work/upfmt" --format PGM --quiet || fail "--format PGM"
 ls "$work/upfmt" | grep -qx 'a\.pgm' || fail "--format PGM: $(ls "$work/upfmt")"
+# A format is a name, not the tail of a file name.
+for bad in png.pgm x.jpg ..pgm "a b.jpg" .; do
+    "$tool" gray "$work/tree" -o "$work/badfmt" --format "$bad" 2> "$work/log"
+    [ $? -eq 2 ] && grep -q "is not a format" "$work/log" && [ ! -e "$work/badfmt" ] ||
+        fail "--format '$bad': $(cat "$work/log")"
+done
 "$tool" median "$work/upfmt" -o "$work/upmed" --format NPY --quiet 2> "$work/log" &&
     [ -s "$work/upmed/a.npy" ] ||
     fail "median --format NPY: $(cat "$work/log")"

@@ -46,7 +46,7 @@ done
 [ $? -eq 2 ] && grep -q "option --quiet given twice; give it once" "$work/err" &&
     [ ! -e "$work/q.png" ] || fail "-q --quiet: $(cat "$work/err")"
 "$tool" cloud "$data/depth16.png" "$work/hex.ply" --fx 0x10 --fy 1 --cx 1 --cy 1 2> "$work/err"
-[ $? -eq 2 ] && grep -q "option --fx needs a finite, non-zero number, not '0x10'" "$work/err" ||
+[ $? -eq 2 ] && grep -q "option --fx takes decimal numbers, not '0x10'" "$work/err" ||
     fail "--fx 0x10: $(cat "$work/err")"
 # -o and --output are one option: which of two outputs was meant is not guessed.
 "$tool" gray "$data/rgb.png" -o "$work/o1.png" --output "$work/o2.png" 2> "$work/err"

@@ -149,17 +149,25 @@ foreach(bad 0 -5 nan inf -inf 5x 0x)
   endif()
 endforeach()
 # Numbers beyond a double (and, for a focal length, below a float's normal range, whose
-# reciprocal overflows) are numbers, refused as out of range.
-foreach(bad 1e999 -1e999 1e-999)
+# reciprocal overflows) are numbers, refused as out of range; hexadecimal is refused as such.
+foreach(bad 1e999 1e-999)
   refused("option --depth-scale: '${bad}' is out of a float's range" "${DATA}/depth16.png"
           "${out}/refused.ply" ${K} --depth-scale "${bad}")
-  refused("option --depth-trunc: '${bad}' is out of a float's range" "${DATA}/depth16.png"
-          "${out}/refused.ply" ${K} --depth-trunc=${bad})
 endforeach()
+refused("option --depth-scale needs a positive, finite number, not '-1e999'" "${DATA}/depth16.png"
+        "${out}/refused.ply" ${K} --depth-scale -1e999)
 foreach(bad 1e-40 1e-400 1e999)
   refused("option --fx: '${bad}' is out of a float's range" "${DATA}/depth16.png"
           "${out}/refused.ply" --fx ${bad} --fy 1 --cx 1 --cy 1)
 endforeach()
+refused("option --fx takes decimal numbers, not '0x10'" "${DATA}/depth16.png" "${out}/refused.ply"
+        --fx 0x10 --fy 1 --cx 1 --cy 1)
+# A truncation distance beyond a double is no truncation (inf); below one it is zero.
+foreach(bad -1e999 1e-999)
+  refused("option --depth-trunc needs a positive .or inf. number, not '${bad}'" "${DATA}/depth16.png"
+          "${out}/refused.ply" ${K} --depth-trunc=${bad})
+endforeach()
+ok(trunc_huge "${DATA}/depth16.png" "${out}/huge.ply" ${K} --depth-trunc 1e999)
 ok(trunc_inf "${DATA}/depth16.png" "${out}/inf.ply" ${K} --depth-trunc inf)
 ok(trunc_1000 "${DATA}/depth16.png" "${out}/t1000.ply" ${K} --depth-trunc 1000)
 file(READ "${out}/inf.ply" inf_ply HEX)
@@ -236,8 +244,16 @@ refused("neither Open3D intrinsics JSON .* nor the six numbers" "${DATA}/depth16
         "${out}/refused.ply" --intrinsics "${out}/seven.txt")
 # Readable intrinsics with a value out of range say which.
 file(WRITE "${out}/zero_fy.txt" "30 0 18 11 37 23")
-refused("intrinsics '.*zero_fy.txt': fx 30, fy 0, cx 18, cy 11, 37 x 23; the focal lengths must be finite and non-zero"
+refused("intrinsics '.*zero_fy.txt': fx 30, fy 0, cx 18, cy 11, 37 x 23; the focal lengths must be non-zero and within a float's range"
         "${DATA}/depth16.png" "${out}/refused.ply" --intrinsics "${out}/zero_fy.txt")
+# As the options: a focal length below a float's normal range, and hexadecimal, are refused
+# before any image is read.
+file(WRITE "${out}/tiny_fx.txt" "1e-40 31 18 11 37 23")
+refused("intrinsics '.*tiny_fx.txt': fx 1e-40, .*within a float's range" "${DATA}/depth16.png"
+        "${out}/refused.ply" --intrinsics "${out}/tiny_fx.txt")
+file(WRITE "${out}/hex_fx.txt" "0x10 31 18 11 37 23")
+refused("neither Open3D intrinsics JSON .* nor the six numbers" "${DATA}/depth16.png"
+        "${out}/refused.ply" --intrinsics "${out}/hex_fx.txt")
 refused("cannot read intrinsics '.*missing.json': No such file" "${DATA}/depth16.png"
         "${out}/refused.ply" --intrinsics "${DATA}/missing.json")
 # Intrinsics JSON is taken where Python's json and Open3D take it and read it the same way.

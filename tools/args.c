@@ -142,41 +142,48 @@ int cli_number(cli_args *a, int rule, double *out)
     const char *text = cli_value(a);
     if (!text)
         return -1;
+    static const char *const wanted[] = {[CLI_POSITIVE] = "positive, finite",
+                                         [CLI_NONZERO] = "finite, non-zero",
+                                         [CLI_POSITIVE_INF] = "positive (or inf)",
+                                         [CLI_FINITE] = "finite"};
     char *end = NULL;
     errno = 0;
-    const double v = strtod(text, &end);
-    /* strtod reads "inf" as infinity and sets ERANGE for a finite text out of range (1e999). */
-    /* Decimal only: strtod also reads hexadecimal ("0x10" is 16), which no one means here. */
-    /* A number too large or too small for a double (ERANGE: 1e999, 1e-999) is a number all the
-     * same: out of a float's range below, not "not a number". */
+    double v = strtod(text, &end);
+    /* ERANGE: a number beyond a double (1e999 gives +-HUGE_VAL, 1e-999 zero or a subnormal). It
+     * is a number all the same, refused below as out of a float's range, not as "not a number". */
     const int range = errno == ERANGE;
-    const int parsed = end != text && *end == '\0' && !isspace((unsigned char)text[0]) &&
-                       !strpbrk(text, "xX") &&
-                       (range || isfinite(v) || (rule == CLI_POSITIVE_INF && isinf(v) && v > 0));
-    /* The library takes these as floats, and divides by the positive and non-zero ones: a value
-     * a float cannot hold, or whose reciprocal it cannot, is refused here rather than by every
-     * file of a batch. Below FLT_MIN a float loses precision (subnormal) or is zero, and its
-     * reciprocal overflows. */
+    if (end == text || *end != '\0' || isspace((unsigned char)text[0]) || (!range && isnan(v))) {
+        cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
+        return -1;
+    }
+    if (strpbrk(text, "xX")) { /* strtod reads hexadecimal: "0x10" is 16, which no one means */
+        cli_error("option %s takes decimal numbers, not '%s'", a->name, text);
+        return -1;
+    }
+    if (rule == CLI_POSITIVE_INF) {
+        /* A truncation distance is a double in the library, and infinity no truncation at all:
+         * a number beyond a double is that infinity, one below it zero. */
+        if (range)
+            v = fabs(v) > 1 ? copysign(INFINITY, v) : 0.0;
+        if (!(v > 0)) {
+            cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
+            return -1;
+        }
+        *out = v;
+        return 0;
+    }
+    /* The library takes the others as floats, and divides by the positive and non-zero ones: a
+     * value a float cannot hold, or whose reciprocal it cannot (below FLT_MIN a float is
+     * subnormal or zero and its reciprocal overflows), is refused here rather than by every file
+     * of a batch. A principal point below a float's range is as good as 0. */
     const double m = fabs(v);
-    const int in_float = rule == CLI_POSITIVE_INF ? !range
-                         : rule == CLI_FINITE     ? m <= FLT_MAX && !(range && m > 1)
-                                                  : !range && m >= FLT_MIN && m <= FLT_MAX;
-    if (parsed && range && !in_float) {
-        cli_error("option %s: '%s' is out of a float's range (%s)", a->name, text,
-                  rule == CLI_FINITE ? "at most about 3.4e38 in magnitude"
-                                     : "about 1.2e-38 to 3.4e38 in magnitude");
+    if ((!range && (isinf(v) || (rule != CLI_FINITE && v == 0))) ||
+        (rule == CLI_POSITIVE && v < 0)) {
+        cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
         return -1;
     }
-    if (!parsed || ((rule == CLI_POSITIVE || rule == CLI_POSITIVE_INF) && !(v > 0)) ||
-        (rule == CLI_NONZERO && v == 0)) {
-        cli_error("option %s needs a %s number, not '%s'", a->name,
-                  rule == CLI_POSITIVE       ? "positive, finite"
-                  : rule == CLI_NONZERO      ? "finite, non-zero"
-                  : rule == CLI_POSITIVE_INF ? "positive (or inf)"
-                                             : "finite",
-                  text);
-        return -1;
-    }
+    const int in_float = rule == CLI_FINITE ? m <= FLT_MAX && !(range && m > 1)
+                                            : !range && m >= FLT_MIN && m <= FLT_MAX;
     if (!in_float) {
         cli_error("option %s: '%s' is out of a float's range (%s)", a->name, text,
                   rule == CLI_FINITE ? "at most about 3.4e38 in magnitude"

@@ -194,7 +194,11 @@ int cli_files_run(cli_batch *b, const char *default_format,
     if (b->outdir) {
         const char *f = b->format ? b->format + (b->format[0] == '.') : default_format;
         char ext[16];
-        if (strlen(f) >= sizeof ext - 1) {
+        /* A format is a name ("png", ".png"), not a tail of a file name ("x.png"). */
+        if (strlen(f) >= sizeof ext - 1 || !*f ||
+            strspn(f, "abcdefghijklmnopqrstuvwxyz"
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                      "0123456789") != strlen(f)) {
             cli_error("--format '%s' is not a format %s writes", b->format, cli_command());
             return CLI_EXIT_USAGE;
         }

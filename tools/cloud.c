@@ -356,9 +356,11 @@ static int run(int argc, char **argv)
         job.k = (clc_intrinsics){k[0], k[1], k[2], k[3]};
     }
     if (batch.outdir) {
-        const char *ext = !batch.format || strcasecmp(batch.format, "ply") == 0 ? ".ply"
-                          : strcasecmp(batch.format, "pcd") == 0                ? ".pcd"
-                                                                                : NULL;
+        /* "ply" or ".ply", in any case, as the other tools' --format */
+        const char *f = batch.format ? batch.format + (batch.format[0] == '.') : "ply";
+        const char *ext = strcasecmp(f, "ply") == 0   ? ".ply"
+                          : strcasecmp(f, "pcd") == 0 ? ".pcd"
+                                                      : NULL;
         if (!ext) {
             cli_error("--format '%s' is not a point cloud format this tool writes (ply, pcd)",
                       batch.format);

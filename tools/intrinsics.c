@@ -2,6 +2,7 @@
  * or the plain text "fx fy cx cy width height". */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -436,6 +437,10 @@ static int text_intrinsics(char *text, const char *end, double k[4], long long *
             *(i == 4 ? w : h) = strtoll(p, &e, 10);
         if (e == p || (i >= 4 && errno == ERANGE))
             return -1;
+        if (i < 4 && memchr(p, 'x', (size_t)(e - p)) != NULL) /* strtod reads hex: decimal only */
+            return -1;
+        if (i < 4 && memchr(p, 'X', (size_t)(e - p)) != NULL)
+            return -1;
         if (e < end && !isspace((unsigned char)*e))
             return -1; /* "37.5" as a width, "1,2", "1-2" */
         p = e;
@@ -502,11 +507,14 @@ int intrinsics_read(const char *path, clc_intrinsics *k_out, int *width, int *he
         }
         fx = k[0], fy = k[1], cx = k[2], cy = k[3];
     }
-    if (w <= 0 || h <= 0 || w > INT_MAX || h > INT_MAX || !isfinite(fx) || !isfinite(fy) ||
-        !isfinite(cx) || !isfinite(cy) || fx == 0 || fy == 0) {
+    /* As the options' rules (cli_number): floats, the focal lengths with a float reciprocal. */
+    if (w <= 0 || h <= 0 || w > INT_MAX || h > INT_MAX || !(fabs(fx) >= FLT_MIN) ||
+        !(fabs(fx) <= FLT_MAX) || !(fabs(fy) >= FLT_MIN) || !(fabs(fy) <= FLT_MAX) ||
+        !(fabs(cx) <= FLT_MAX) || !(fabs(cy) <= FLT_MAX)) {
         cli_error("intrinsics '%s': fx %g, fy %g, cx %g, cy %g, %lld x %lld; the focal lengths "
-                  "must be finite and non-zero, the principal point finite and the width and "
-                  "height from 1 to %d",
+                  "must be non-zero and within a float's range (about 1.2e-38 to 3.4e38 in "
+                  "magnitude), the principal point finite (at most about 3.4e38) and the width "
+                  "and height from 1 to %d",
                   path, fx, fy, cx, cy, w, h, INT_MAX);
         goto done;
     }

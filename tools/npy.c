@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -45,68 +46,109 @@ clc_dtype npy_code_type(const char *code, size_t len)
     static const struct {
         const char *code;
         clc_dtype type;
-    } known[] = {{"f4", CLC_DTYPE_F32}, {"f8", CLC_DTYPE_F64}, {"f2", CLC_DTYPE_F16},
-                 {"i1", CLC_DTYPE_I8},  {"i2", CLC_DTYPE_I16}, {"i4", CLC_DTYPE_I32},
-                 {"i8", CLC_DTYPE_I64}, {"u1", CLC_DTYPE_U8},  {"u2", CLC_DTYPE_U16},
-                 {"u4", CLC_DTYPE_U32}, {"u8", CLC_DTYPE_U64}, {"b1", CLC_DTYPE_BOOL}};
+    } known[] = {{"f4", CLC_DTYPE_F32},
+                 {"f8", CLC_DTYPE_F64},
+                 {"f2", CLC_DTYPE_F16},
+                 {"i1", CLC_DTYPE_I8},
+                 {"i2", CLC_DTYPE_I16},
+                 {"i4", CLC_DTYPE_I32},
+                 {"i8", CLC_DTYPE_I64},
+                 {"u1", CLC_DTYPE_U8},
+                 {"u2", CLC_DTYPE_U16},
+                 {"u4", CLC_DTYPE_U32},
+                 {"u8", CLC_DTYPE_U64},
+                 {"b1", CLC_DTYPE_BOOL},
+                 /* one-character codes, as np.dtype('d') (on 64-bit Linux: 'l' is 64 bits) */
+                 {"e", CLC_DTYPE_F16},
+                 {"f", CLC_DTYPE_F32},
+                 {"d", CLC_DTYPE_F64},
+                 {"?", CLC_DTYPE_BOOL},
+                 {"b", CLC_DTYPE_I8},
+                 {"B", CLC_DTYPE_U8},
+                 {"h", CLC_DTYPE_I16},
+                 {"H", CLC_DTYPE_U16},
+                 {"i", CLC_DTYPE_I32},
+                 {"I", CLC_DTYPE_U32},
+                 {"l", CLC_DTYPE_I64},
+                 {"L", CLC_DTYPE_U64},
+                 {"q", CLC_DTYPE_I64},
+                 {"Q", CLC_DTYPE_U64},
+                 {"p", CLC_DTYPE_I64},
+                 {"P", CLC_DTYPE_U64}};
     /* numpy reads no order character, '=' and '|' as the machine's order, which is
-     * little-endian wherever this runs: x86-64 and ARM64 */
-    if (len > 0 && (*code == '<' || *code == '=' || *code == '|'))
-        ++code, --len;
+     * little-endian wherever this runs (x86-64, ARM64); '>' only means nothing for one byte */
+    char order = 0;
+    if (len > 0 && memchr("<>=|", *code, 4) != NULL)
+        order = *code++, --len;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
-        if (len == 2 && memcmp(code, known[i].code, 2) == 0)
-            return known[i].type;
+        if (strlen(known[i].code) == len && memcmp(code, known[i].code, len) == 0)
+            return order == '>' && clc_dtype_size(known[i].type) != 1 ? (clc_dtype)0
+                                                                      : known[i].type;
     return (clc_dtype)0;
 }
 
-static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
-                       size_t error_size)
+clc_dtype npy_name_type(const char *name, size_t len, int any_case)
 {
-    if (e - v < 4 || (*v != '\'' && *v != '"'))
-        FAIL("'descr' is not a string");
-    const char *text = v + 1;
-    const size_t len = (size_t)(e - v) - 2;
-    if (*text == '>')
-        FAIL("big-endian data ('%.*s') is not supported; convert with "
-             "array.astype(array.dtype.newbyteorder('<'))",
-             (int)len, text);
-    if ((*type = npy_code_type(text, len)) != 0)
-        return 0;
-    /* numpy's names ('float32') and aliases, which a header may hold as any argument of np.dtype
+    /* numpy's names (clc_dtype_name) and its aliases, as np.dtype takes them on 64-bit Linux
      * ('float' and 'int' are 64-bit there) */
     static const struct {
         const char *name;
         clc_dtype type;
-    } aliases[] = {{"float", CLC_DTYPE_F64},  {"double", CLC_DTYPE_F64}, {"single", CLC_DTYPE_F32},
-                   {"half", CLC_DTYPE_F16},   {"int", CLC_DTYPE_I64},    {"uint", CLC_DTYPE_U64},
-                   {"ubyte", CLC_DTYPE_U8},   {"byte", CLC_DTYPE_I8},    {"short", CLC_DTYPE_I16},
-                   {"ushort", CLC_DTYPE_U16}, {"intc", CLC_DTYPE_I32},   {"uintc", CLC_DTYPE_U32}};
+    } aliases[] = {
+        {"float", CLC_DTYPE_F64},     {"double", CLC_DTYPE_F64}, {"single", CLC_DTYPE_F32},
+        {"half", CLC_DTYPE_F16},      {"int", CLC_DTYPE_I64},    {"uint", CLC_DTYPE_U64},
+        {"int_", CLC_DTYPE_I64},      {"intp", CLC_DTYPE_I64},   {"uintp", CLC_DTYPE_U64},
+        {"long", CLC_DTYPE_I64},      {"ulong", CLC_DTYPE_U64},  {"longlong", CLC_DTYPE_I64},
+        {"ulonglong", CLC_DTYPE_U64}, {"intc", CLC_DTYPE_I32},   {"uintc", CLC_DTYPE_U32},
+        {"short", CLC_DTYPE_I16},     {"ushort", CLC_DTYPE_U16}, {"byte", CLC_DTYPE_I8},
+        {"ubyte", CLC_DTYPE_U8},      {"bool_", CLC_DTYPE_BOOL}};
     for (int t = 1; clc_dtype_name((clc_dtype)t); ++t) {
-        const char *name = clc_dtype_name((clc_dtype)t);
-        if (strlen(name) == len && memcmp(text, name, len) == 0) {
-            *type = (clc_dtype)t;
-            return 0;
-        }
+        const char *n = clc_dtype_name((clc_dtype)t);
+        if (strlen(n) == len &&
+            (any_case ? strncasecmp(name, n, len) == 0 : memcmp(name, n, len) == 0))
+            return (clc_dtype)t;
     }
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
-        if (strlen(aliases[i].name) == len && memcmp(text, aliases[i].name, len) == 0) {
-            *type = aliases[i].type;
-            return 0;
-        }
-    /* '<f16' and 'float128' are numpy's long double */
-    const char *code = text + (len > 0 && strchr("<=|", *text) != NULL);
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i) {
+        const char *n = aliases[i].name;
+        if (strlen(n) == len &&
+            (any_case ? strncasecmp(name, n, len) == 0 : memcmp(name, n, len) == 0))
+            return aliases[i].type;
+    }
+    return (clc_dtype)0;
+}
+
+/* At most 40 characters of a value in a message. */
+#define SHOWN(len) ((int)((len) < 40 ? (len) : 40))
+
+static int parse_descr(const char *v, const char *e, clc_dtype *type, char *error,
+                       size_t error_size)
+{
+    if (e - v < 2 || (*v != '\'' && *v != '"'))
+        FAIL("'descr' is not a string");
+    const char *text = v + 1;
+    const size_t len = (size_t)(e - v) - 2;
+    if ((*type = npy_code_type(text, len)) != 0 || (*type = npy_name_type(text, len, 0)) != 0)
+        return 0;
+    if (len > 0 && *text == '>')
+        FAIL("big-endian data ('%.*s') is not supported; convert with "
+             "array.astype(array.dtype.newbyteorder('<'))",
+             SHOWN(len), text);
+    /* '<f16', 'g' and 'float128' are numpy's long double */
+    const char *code = text + (len > 0 && memchr("<=|", *text, 3) != NULL);
     const size_t code_len = len - (size_t)(code - text);
-    int extended = code_len >= 3 && *code == 'f' && strspn(code + 1, "0123456789") == code_len - 1;
+    int extended =
+        (code_len >= 3 && *code == 'f' && strspn(code + 1, "0123456789") == code_len - 1) ||
+        (code_len == 1 && *code == 'g');
     static const char *const long_names[] = {"float96", "float128", "longdouble", "longfloat"};
     for (size_t i = 0; i < sizeof long_names / sizeof long_names[0]; ++i)
         extended |= strlen(long_names[i]) == len && memcmp(text, long_names[i], len) == 0;
     if (extended)
         FAIL("unsupported dtype '%.*s': extended precision (numpy's longdouble) is not reduced; "
              "float16, float32 and float64 are",
-             (int)len, text);
+             SHOWN(len), text);
     FAIL("unsupported dtype '%.*s' (every numeric dtype but complex is: float16/32/64, "
          "int8/16/32/64, uint8/16/32/64, bool)",
-         (int)len, text);
+         SHOWN(len), text);
 }
 
 static int parse_shape(const char *v, const char *e, npy_info *info, char *error, size_t error_size)

@@ -35,10 +35,16 @@ int npy_parse(const unsigned char *file, size_t size, npy_info *info, char *erro
  * it does not fit in size bytes. */
 int npy_header(char *out, size_t size, const char *descr, size_t rows, size_t cols);
 
-/* The type of numpy's type code `code` of len bytes: kind and size ("f4", "u1", "b1"), after an
- * optional byte order '<', '=' or '|' (none, '=' and '|' read as little-endian, the machine's);
- * 0 where it names no supported type or is big-endian ('>'). */
+/* The type of numpy's type code `code` of len bytes: kind and size ("f4", "u1", "b1") or one
+ * character ("d", "?"), after an optional byte order '<', '=' or '|' (none, '=' and '|' read as
+ * little-endian, the machine's; '>' only for single bytes); 0 where it names no supported type or
+ * big-endian data. */
 clc_dtype npy_code_type(const char *code, size_t len);
+
+/* The type of numpy's name `name` of len bytes ("float32") or alias ("double", "int" = int64,
+ * "intc" = int32, ...), as np.dtype takes them on 64-bit Linux; any_case: in any case. 0 where it
+ * names no supported type. */
+clc_dtype npy_name_type(const char *name, size_t len, int any_case);
 
 /* Whether the bytes start as a .npy file does (the magic string). */
 int npy_is_npy(const unsigned char *file, size_t size);

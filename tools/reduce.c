@@ -26,10 +26,12 @@ static void usage(FILE *out)
             "little-endian, C or Fortran order, any shape, reduced as a whole - or raw\n"
             "little-endian values with --type.\n"
             "  --op OP       the reduction\n"
-            "  --type T      for raw files: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool,\n"
-            "                numpy's names (float32, int64, ...) or type codes (<f4, u1, ...);\n"
-            "                a .npy file names its own type, and a --type that differs from it\n"
-            "                is refused\n"
+            "  --type T      for raw files: f16 f32 f64 i16 i32 i64 u16 u32 u64 bool,\n"
+            "                numpy's names (int8, uint8, float32, double, intc, ...) or codes\n"
+            "                (<f4, u1, <i8, ...); float, int, uint, i8 and u8 are refused as\n"
+            "                ambiguous (numpy and C, or this tool and numpy, differ), and\n"
+            "                big-endian codes (>f4) as unsupported; a .npy file names its own\n"
+            "                type, and a --type that differs from it is refused\n"
             "  --device SEL  the device (clcompute devices --help)\n"
             "  -h, --help    this text\n"
             "Prints the result alone: integers in full (sums of integers and bools as int64 or\n"
@@ -44,27 +46,26 @@ static void usage(FILE *out)
             "errors.\n");
 }
 
-/* --type: the tool's short names, numpy's names and type codes ("<f4", "u1"), and numpy's
- * half, single and double. */
-static clc_dtype parse_type(const char *text)
+/* --type: the tool's short names, numpy's names and aliases ("float32", "double", "intc") and
+ * type codes ("<f4", "u1", "d"); 0 where it names none, with *ambiguous set where it is a name
+ * two readers take differently: "float", "int" and "uint" (numpy's are 64-bit, C's 32-bit) and
+ * "i8" and "u8" (the tool's int8 and uint8, numpy's codes of int64 and uint64). */
+static clc_dtype parse_type(const char *text, int *ambiguous)
 {
     static const char *const shorts[] = {"",    "f32", "f64", "i32", "u32", "u8",  "i64",
                                          "u64", "i16", "u16", "i8",  "f16", "bool"};
+    static const char *const two_ways[] = {"float", "int", "uint", "i8", "u8"};
+    *ambiguous = 0;
+    for (size_t i = 0; i < sizeof two_ways / sizeof two_ways[0]; ++i)
+        if (strcasecmp(text, two_ways[i]) == 0) {
+            *ambiguous = 1;
+            return (clc_dtype)0;
+        }
     for (int t = 1; t < (int)(sizeof shorts / sizeof shorts[0]); ++t)
-        if (strcasecmp(text, shorts[t]) == 0 ||
-            strcasecmp(text, clc_dtype_name((clc_dtype)t)) == 0) /* any case, as --weights */
+        if (strcasecmp(text, shorts[t]) == 0) /* any case, as --weights */
             return (clc_dtype)t;
     const clc_dtype code = npy_code_type(text, strlen(text));
-    if (code)
-        return code;
-    static const struct {
-        const char *name;
-        clc_dtype type;
-    } aliases[] = {{"half", CLC_DTYPE_F16}, {"single", CLC_DTYPE_F32}, {"double", CLC_DTYPE_F64}};
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
-        if (strcasecmp(text, aliases[i].name) == 0)
-            return aliases[i].type;
-    return (clc_dtype)0;
+    return code ? code : npy_name_type(text, strlen(text), 1);
 }
 
 /* Reads a whole regular file; NULL with a message otherwise. */
@@ -270,17 +271,23 @@ static int run(int argc, char **argv)
         } else if (cli_is(&a, "--type")) {
             if (!(type_text = cli_value(&a)))
                 return CLI_EXIT_USAGE;
-            if (!(type = parse_type(type_text))) {
-                if (type_text[0] == '>')
-                    cli_error("type '%s' is big-endian; raw data must be little-endian", type_text);
-                else if (strcasecmp(type_text, "float") == 0 || strcasecmp(type_text, "int") == 0 ||
-                         strcasecmp(type_text, "uint") == 0)
+            int ambiguous = 0;
+            if (!(type = parse_type(type_text, &ambiguous))) {
+                const int signed_ = type_text[0] == 'i' || type_text[0] == 'I';
+                const char *base = signed_ ? "int" : "uint";
+                if (ambiguous && strlen(type_text) == 2) /* i8, u8 */
+                    cli_error("type '%s' is ambiguous (this tool's %s8, numpy's code of %s64); "
+                              "say %s8 or %s64",
+                              type_text, base, base, base, base);
+                else if (ambiguous)
                     cli_error("type '%s' is ambiguous (numpy's is 64-bit, C's 32-bit); say "
                               "%s32 or %s64",
                               type_text, type_text, type_text);
+                else if (type_text[0] == '>')
+                    cli_error("type '%s' is big-endian; raw data must be little-endian", type_text);
                 else
-                    cli_error("unknown type '%s' (f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool, "
-                              "numpy's names such as float32, or codes such as <f4)",
+                    cli_error("unknown type '%s' (f16 f32 f64 i16 i32 i64 u16 u32 u64 bool, "
+                              "numpy's names such as float32 or int8, or codes such as <f4)",
                               type_text);
                 return CLI_EXIT_USAGE;
             }

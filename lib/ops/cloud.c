@@ -69,7 +69,7 @@ typedef struct cloud_plan {
 } cloud_plan;
 
 /* The kernels multiply by float reciprocals: a value whose reciprocal is infinite or zero in
- * float (|v| under about 3e-39, or over 3e38) would give infinite or zero coordinates. */
+ * float (|v| under about 3e-39, or over about 1.4e45) would give infinite or zero coordinates. */
 static int usable_divisor(double v)
 {
     const float r = (float)(1.0 / v);
@@ -121,8 +121,8 @@ static clc_status plan_cloud(clc_context *ctx, const clc_image_desc *depth,
         !float_finite(k->cy))
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "depth to points: intrinsics fx=%g fy=%g cx=%g cy=%g: fx and fy must be "
-                         "finite and non-zero with a finite float reciprocal (|f| between about "
-                         "3e-38 and 3e38), cx and cy finite as floats",
+                         "finite and non-zero with a finite, non-zero float reciprocal (|f| "
+                         "from about 3e-39 to 1.4e45), cx and cy finite as floats",
                          k->fx, k->fy, k->cx, k->cy);
     const double scale = options && options->depth_scale != 0.0 ? options->depth_scale : 1000.0;
     const double trunc = options && options->depth_trunc != 0.0 ? options->depth_trunc : 1000.0;
