@@ -27,12 +27,12 @@ static void usage(FILE *out)
             "before IN is read. Files appear whole or not at all.\n"
             "\n"
             "With -o: every IN (a folder means its image files, by extension; other files are\n"
-            "skipped and listed) becomes OUTDIR/NAME.EXT (--format, default png), on every device\n"
-            "of --device at once. Two inputs that would write one output (photo.jpg and\n"
-            "photo.png) are refused before any work. A bad file is reported and skipped; the exit\n"
-            "status is 1 if any failed, 130 after Ctrl-C (which stops after the files in\n"
-            "progress; a second Ctrl-C stops at once, leaving no partial file).\n" CLI_BATCH_OPTIONS
-            "\n"
+            "skipped and listed) becomes OUTDIR/NAME.EXT (--format, in any case; default png),\n"
+            "on every device of --device at once. Two inputs that would write one output\n"
+            "(photo.jpg and photo.png) are refused before any work. A bad file is reported and\n"
+            "skipped; the exit status is 1 if any failed, 130 after Ctrl-C (which stops after\n"
+            "the files in progress; a second Ctrl-C stops at once, leaving no partial "
+            "file).\n" CLI_BATCH_OPTIONS "\n"
             "  --device SEL   the device (clcompute devices --help); default: CLCOMPUTE_DEVICE,\n"
             "                 else the GPU with the most compute units, else the CPU\n"
             "  -h, --help     this text\n");
