@@ -210,6 +210,21 @@ static void reduce_every_variant(void **state)
     clReleaseMemObject(buf);
 }
 
+/* n floats of many magnitudes and both signs, whose sums round differently in every order, and
+ * a device buffer holding them (*buf). */
+static float *random_floats(clc_context *ctx, size_t n, cl_mem *buf)
+{
+    float *data = malloc(n * sizeof *data);
+    assert_non_null(data);
+    for (size_t i = 0; i < n; ++i)
+        data[i] = ((float)byte() - 127.5f) / (float)(1 + byte());
+    cl_int err = CL_SUCCESS;
+    *buf = clCreateBuffer(clc_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          n * sizeof *data, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return data;
+}
+
 /* A float32 sum of many work-groups (each with many items on the GPU shape), whose partials
  * round differently in every order: one launch gives the very bits of two, on both shapes, as
  * stage 2 then runs work-groups of stage 1's size and combines in the same order. Two sizes:
@@ -226,16 +241,11 @@ static void reduce_one_launch_as_two(void **state)
 static void reduce_one_launch_as_two_of(clc_context *ctx, size_t n)
 {
     static const char *const shapes[] = {"items", "groups"};
-    float *data = malloc(n * sizeof *data);
-    assert_non_null(data);
-    for (size_t i = 0; i < n; ++i)
-        data[i] = ((float)byte() - 127.5f) / (float)(1 + byte());
+    cl_mem buf = NULL;
+    float *data = random_floats(ctx, n, &buf);
     cl_int err = CL_SUCCESS;
     cl_context cl = clc_context_cl_context(ctx);
     cl_command_queue q = clc_context_cl_queue(ctx);
-    cl_mem buf =
-        clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *data, data, &err);
-    assert_int_equal(err, CL_SUCCESS);
     cl_mem res = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     clc_reduce_result want;
@@ -286,16 +296,11 @@ static void reduce_one_launch_back_to_back(void **state)
     /* Hundreds of work-groups and 16 runs on a GPU, where launches overlap; fewer elsewhere, and
      * sums alone (oclgrind runs this file too: an interpreter, slow to build each program). */
     const size_t n = gpu ? 300007 : 8209;
-    float *data = malloc(n * sizeof *data);
-    assert_non_null(data);
-    for (size_t i = 0; i < n; ++i)
-        data[i] = ((float)byte() - 127.5f) / (float)(1 + byte());
+    cl_mem buf = NULL;
+    float *data = random_floats(ctx, n, &buf);
     cl_int err = CL_SUCCESS;
     cl_context cl = clc_context_cl_context(ctx);
     cl_command_queue q = clc_context_cl_queue(ctx);
-    cl_mem buf =
-        clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *data, data, &err);
-    assert_int_equal(err, CL_SUCCESS);
     cl_mem res[RUNS];
     for (int k = 0; k < runs; ++k) {
         res[k] = clCreateBuffer(cl, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, NULL, &err);

@@ -52,6 +52,22 @@ static void refused(const char *dict, size_t data, const char *expect)
     free(f);
 }
 
+typedef struct descr_case {
+    const char *descr;
+    clc_dtype type;
+} descr_case;
+
+/* A header of ten elements of `descr` reads as `type`. */
+static void read_as(const char *descr, clc_dtype type)
+{
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (10,), }", descr);
+    const npy_info i = parse_ok(dict, 10 * clc_dtype_size(type));
+    if (i.type != type)
+        fail_msg("'%s' read as type %d, not %d", descr, (int)i.type, (int)type);
+    assert_int_equal(i.count, 10);
+}
+
 static void headers_numpy_writes_are_read(void **state)
 {
     (void)state;
@@ -82,20 +98,12 @@ static void headers_numpy_writes_are_read(void **state)
 static void every_numeric_dtype_and_fortran_order_are_read(void **state)
 {
     (void)state;
-    static const struct {
-        const char *descr;
-        clc_dtype type;
-    } cases[] = {{"<i8", CLC_DTYPE_I64}, {"<u8", CLC_DTYPE_U64}, {"<i2", CLC_DTYPE_I16},
-                 {"<u2", CLC_DTYPE_U16}, {"|i1", CLC_DTYPE_I8},  {"<f2", CLC_DTYPE_F16},
-                 {"|b1", CLC_DTYPE_BOOL}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        char dict[128];
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (10,), }",
-                 cases[c].descr);
-        const npy_info i = parse_ok(dict, 10 * clc_dtype_size(cases[c].type));
-        assert_int_equal(i.type, cases[c].type);
-        assert_int_equal(i.count, 10);
-    }
+    static const descr_case cases[] = {{"<i8", CLC_DTYPE_I64}, {"<u8", CLC_DTYPE_U64},
+                                       {"<i2", CLC_DTYPE_I16}, {"<u2", CLC_DTYPE_U16},
+                                       {"|i1", CLC_DTYPE_I8},  {"<f2", CLC_DTYPE_F16},
+                                       {"|b1", CLC_DTYPE_BOOL}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        read_as(cases[c].descr, cases[c].type);
     const npy_info f = parse_ok("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24);
     assert_int_equal(f.fortran_order, 1);
     assert_int_equal(f.ndim, 2);
@@ -107,29 +115,20 @@ static void every_numeric_dtype_and_fortran_order_are_read(void **state)
 static void descrs_numpy_reads_are_read(void **state)
 {
     (void)state;
-    static const struct {
-        const char *descr;
-        clc_dtype type;
-    } cases[] = {{"u1", CLC_DTYPE_U8},      {"b1", CLC_DTYPE_BOOL},      {"i8", CLC_DTYPE_I64},
-                 {"f4", CLC_DTYPE_F32},     {"=f8", CLC_DTYPE_F64},      {"|i2", CLC_DTYPE_I16},
-                 {"|f4", CLC_DTYPE_F32},    {"=u4", CLC_DTYPE_U32},      {"float32", CLC_DTYPE_F32},
-                 {"int64", CLC_DTYPE_I64},  {"bool", CLC_DTYPE_BOOL},    {"float16", CLC_DTYPE_F16},
-                 {"uint16", CLC_DTYPE_U16}, {"float64", CLC_DTYPE_F64},  {"int8", CLC_DTYPE_I8},
-                 {"float", CLC_DTYPE_F64},  {"int", CLC_DTYPE_I64},      {"single", CLC_DTYPE_F32},
-                 {"d", CLC_DTYPE_F64},      {"<f", CLC_DTYPE_F32},       {"?", CLC_DTYPE_BOOL},
-                 {"|b", CLC_DTYPE_I8},      {"B", CLC_DTYPE_U8},         {"=H", CLC_DTYPE_U16},
-                 {"l", CLC_DTYPE_I64},      {"e", CLC_DTYPE_F16},        {">u1", CLC_DTYPE_U8},
-                 {">b1", CLC_DTYPE_BOOL},   {"intc", CLC_DTYPE_I32},     {"uint", CLC_DTYPE_U64},
-                 {"ushort", CLC_DTYPE_U16}, {"longlong", CLC_DTYPE_I64}, {"bool_", CLC_DTYPE_BOOL}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        char dict[128];
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (10,), }",
-                 cases[c].descr);
-        const npy_info i = parse_ok(dict, 10 * clc_dtype_size(cases[c].type));
-        if (i.type != cases[c].type)
-            fail_msg("'%s' read as type %d, not %d", cases[c].descr, (int)i.type,
-                     (int)cases[c].type);
-    }
+    static const descr_case cases[] = {
+        {"u1", CLC_DTYPE_U8},      {"b1", CLC_DTYPE_BOOL},      {"i8", CLC_DTYPE_I64},
+        {"f4", CLC_DTYPE_F32},     {"=f8", CLC_DTYPE_F64},      {"|i2", CLC_DTYPE_I16},
+        {"|f4", CLC_DTYPE_F32},    {"=u4", CLC_DTYPE_U32},      {"float32", CLC_DTYPE_F32},
+        {"int64", CLC_DTYPE_I64},  {"bool", CLC_DTYPE_BOOL},    {"float16", CLC_DTYPE_F16},
+        {"uint16", CLC_DTYPE_U16}, {"float64", CLC_DTYPE_F64},  {"int8", CLC_DTYPE_I8},
+        {"float", CLC_DTYPE_F64},  {"int", CLC_DTYPE_I64},      {"single", CLC_DTYPE_F32},
+        {"d", CLC_DTYPE_F64},      {"<f", CLC_DTYPE_F32},       {"?", CLC_DTYPE_BOOL},
+        {"|b", CLC_DTYPE_I8},      {"B", CLC_DTYPE_U8},         {"=H", CLC_DTYPE_U16},
+        {"l", CLC_DTYPE_I64},      {"e", CLC_DTYPE_F16},        {">u1", CLC_DTYPE_U8},
+        {">b1", CLC_DTYPE_BOOL},   {"intc", CLC_DTYPE_I32},     {"uint", CLC_DTYPE_U64},
+        {"ushort", CLC_DTYPE_U16}, {"longlong", CLC_DTYPE_I64}, {"bool_", CLC_DTYPE_BOOL}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        read_as(cases[c].descr, cases[c].type);
     assert_int_equal(npy_code_type("<f4", 3), CLC_DTYPE_F32);
     assert_int_equal(npy_code_type("u1", 2), CLC_DTYPE_U8);
     assert_int_equal(npy_code_type(">f4", 3), 0);
