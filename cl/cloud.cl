@@ -639,10 +639,9 @@ __kernel void cloud_dense(FRAME_PARAMS, const __global uint *restrict counts,
 #define FLAG_PREFIX 0x80000000u
 #define STATE_VALUE 0x3fffffffu
 
-__kernel void cloud_onepass(FRAME_PARAMS, __global uint *restrict sync,
-                            __global uint *restrict totals, __global float *restrict points,
-                            __global uchar *restrict colors, const uint tile_rows, const uint tiles,
-                            __local ulong *scratch)
+__kernel void cloud_onepass(FRAME_PARAMS, __global uint *sync, __global uint *restrict totals,
+                            __global float *restrict points, __global uchar *restrict colors,
+                            const uint tile_rows, const uint tiles, __local ulong *scratch)
 {
     __local uint shared[2];
     const uint lid = (uint)get_local_id(0), l = (uint)get_local_size(0);
