@@ -137,25 +137,37 @@ int cli_unknown(const cli_args *a)
     return CLI_EXIT_USAGE;
 }
 
+int cli_float_ok(double v, int rule)
+{
+    /* Below FLT_MIN a float is subnormal or zero, and its reciprocal overflows; NaN fails both. */
+    const double m = fabs(v);
+    return rule == CLI_FINITE ? m <= FLT_MAX : m >= FLT_MIN && m <= FLT_MAX;
+}
+
+/* The refusal of a text that is not a number of the rule's kind; -1. */
+static int not_a_number(const cli_args *a, int rule, const char *text)
+{
+    static const char *const wanted[] = {[CLI_POSITIVE] = "positive, finite",
+                                         [CLI_NONZERO] = "finite, non-zero",
+                                         [CLI_POSITIVE_INF] = "positive (or inf)",
+                                         [CLI_FINITE] = "finite"};
+    cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
+    return -1;
+}
+
 int cli_number(cli_args *a, int rule, double *out)
 {
     const char *text = cli_value(a);
     if (!text)
         return -1;
-    static const char *const wanted[] = {[CLI_POSITIVE] = "positive, finite",
-                                         [CLI_NONZERO] = "finite, non-zero",
-                                         [CLI_POSITIVE_INF] = "positive (or inf)",
-                                         [CLI_FINITE] = "finite"};
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
     /* ERANGE: a number beyond a double (1e999 gives +-HUGE_VAL, 1e-999 zero or a subnormal). It
      * is a number all the same, refused below as out of a float's range, not as "not a number". */
     const int range = errno == ERANGE;
-    if (end == text || *end != '\0' || isspace((unsigned char)text[0]) || (!range && isnan(v))) {
-        cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
-        return -1;
-    }
+    if (end == text || *end != '\0' || isspace((unsigned char)text[0]) || (!range && isnan(v)))
+        return not_a_number(a, rule, text);
     if (strpbrk(text, "xX")) { /* strtod reads hexadecimal: "0x10" is 16, which no one means */
         cli_error("option %s takes decimal numbers, not '%s'", a->name, text);
         return -1;
@@ -165,26 +177,18 @@ int cli_number(cli_args *a, int rule, double *out)
          * a number beyond a double is that infinity, one below it zero. */
         if (range)
             v = fabs(v) > 1 ? copysign(INFINITY, v) : 0.0;
-        if (!(v > 0)) {
-            cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
-            return -1;
-        }
+        if (!(v > 0))
+            return not_a_number(a, rule, text);
         *out = v;
         return 0;
     }
     /* The library takes the others as floats, and divides by the positive and non-zero ones: a
-     * value a float cannot hold, or whose reciprocal it cannot (below FLT_MIN a float is
-     * subnormal or zero and its reciprocal overflows), is refused here rather than by every file
-     * of a batch. A principal point below a float's range is as good as 0. */
-    const double m = fabs(v);
-    if ((!range && (isinf(v) || (rule != CLI_FINITE && v == 0))) ||
-        (rule == CLI_POSITIVE && v < 0)) {
-        cli_error("option %s needs a %s number, not '%s'", a->name, wanted[rule], text);
-        return -1;
-    }
-    const int in_float = rule == CLI_FINITE ? m <= FLT_MAX && !(range && m > 1)
-                                            : !range && m >= FLT_MIN && m <= FLT_MAX;
-    if (!in_float) {
+     * value a float cannot hold, or whose reciprocal it cannot, is refused here rather than by
+     * every file of a batch. A principal point below a float's range is as good as 0; a value
+     * beyond a double (ERANGE: infinite, or below DBL_MIN) is out of every other range. */
+    if ((!range && (isinf(v) || (rule != CLI_FINITE && v == 0))) || (rule == CLI_POSITIVE && v < 0))
+        return not_a_number(a, rule, text);
+    if (!cli_float_ok(v, rule)) {
         cli_error("option %s: '%s' is out of a float's range (%s)", a->name, text,
                   rule == CLI_FINITE ? "at most about 3.4e38 in magnitude"
                                      : "about 1.2e-38 to 3.4e38 in magnitude");

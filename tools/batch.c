@@ -187,26 +187,30 @@ int cli_files_parse(cli_batch *b, int argc, char **argv, void (*usage)(FILE *out
     return CLI_ARGS_READ;
 }
 
+const char *cli_format_name(const cli_batch *b, const char *default_format)
+{
+    return b->format ? b->format + (b->format[0] == '.') : default_format;
+}
+
 int cli_files_run(cli_batch *b, const char *default_format,
                   int (*format_ok)(const char *ext, void *user),
                   int (*check)(const char *out, void *user), cli_convert convert, void *user)
 {
     if (b->outdir) {
-        const char *f = b->format ? b->format + (b->format[0] == '.') : default_format;
-        char ext[16];
-        /* A format is a name ("png", ".png"), not a tail of a file name ("x.png"). */
-        if (strlen(f) >= sizeof ext - 1 || !*f ||
-            strspn(f, "abcdefghijklmnopqrstuvwxyz"
-                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                      "0123456789") != strlen(f)) {
+        const char *f = cli_format_name(b, default_format);
+        /* A format is a name ("png", ".png"), not a tail of a file name ("x.png"), in any case
+         * (--format PGM); files get the usual lower-case extension, as cloud's --format does. */
+        char ext[16] = ".";
+        size_t n = 0;
+        while (f[n] && n < sizeof ext - 2 && isalnum((unsigned char)f[n])) {
+            ext[n + 1] = (char)tolower((unsigned char)f[n]);
+            ++n;
+        }
+        ext[n + 1] = '\0';
+        if (n == 0 || f[n] != '\0') {
             cli_error("--format '%s' is not a format %s writes", b->format, cli_command());
             return CLI_EXIT_USAGE;
         }
-        snprintf(ext, sizeof ext, ".%s", f);
-        /* A format is named in any case (--format PGM), and files get the usual lower-case
-         * extension, as cloud's --format does. */
-        for (char *c = ext; *c; ++c)
-            *c = (char)tolower((unsigned char)*c);
         if (format_ok && format_ok(ext, user) != 0)
             return CLI_EXIT_USAGE;
         return cli_batch_run(b, ext, convert, user);

@@ -67,6 +67,9 @@ int cli_unknown(const cli_args *a);
  * included; 0, or -1 after a message naming the option and the text. */
 enum { CLI_POSITIVE, CLI_NONZERO, CLI_FINITE, CLI_POSITIVE_INF };
 int cli_number(cli_args *a, int rule, double *out);
+/* Whether v is within the float range cli_number's rule (not CLI_POSITIVE_INF) allows: a float
+ * the library can hold, and for the rules but CLI_FINITE one whose reciprocal it can. */
+int cli_float_ok(double v, int rule);
 /* A whole number from lo to hi; 0, or -1 after a message. */
 int cli_whole(cli_args *a, unsigned long lo, unsigned long hi, unsigned *out);
 
@@ -207,6 +210,10 @@ int cli_single_run(cli_batch *b, int (*check)(const char *out, void *user), cli_
 enum { CLI_ARGS_READ = -1 };
 int cli_files_parse(cli_batch *b, int argc, char **argv, void (*usage)(FILE *out),
                     int (*option)(cli_args *a, void *user), void *user);
+
+/* The format --format names, without a leading '.' ("png" for "png" and ".png"), or
+ * default_format where none was given. */
+const char *cli_format_name(const cli_batch *b, const char *default_format);
 
 /* Runs a file command once its arguments are read: a batch (-o OUTDIR) writing OUTDIR/NAME.EXT,
  * EXT from --format (a leading '.' allowed) or default_format, which format_ok (when given)

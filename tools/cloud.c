@@ -357,7 +357,7 @@ static int run(int argc, char **argv)
     }
     if (batch.outdir) {
         /* "ply" or ".ply", in any case, as the other tools' --format */
-        const char *f = batch.format ? batch.format + (batch.format[0] == '.') : "ply";
+        const char *f = cli_format_name(&batch, "ply");
         const char *ext = strcasecmp(f, "ply") == 0   ? ".ply"
                           : strcasecmp(f, "pcd") == 0 ? ".pcd"
                                                       : NULL;

@@ -2,7 +2,6 @@
  * or the plain text "fx fy cx cy width height". */
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -437,9 +436,7 @@ static int text_intrinsics(char *text, const char *end, double k[4], long long *
             *(i == 4 ? w : h) = strtoll(p, &e, 10);
         if (e == p || (i >= 4 && errno == ERANGE))
             return -1;
-        if (i < 4 && memchr(p, 'x', (size_t)(e - p)) != NULL) /* strtod reads hex: decimal only */
-            return -1;
-        if (i < 4 && memchr(p, 'X', (size_t)(e - p)) != NULL)
+        if (i < 4 && strcspn(p, "xX") < (size_t)(e - p)) /* strtod reads hex: decimal only */
             return -1;
         if (e < end && !isspace((unsigned char)*e))
             return -1; /* "37.5" as a width, "1,2", "1-2" */
@@ -507,10 +504,10 @@ int intrinsics_read(const char *path, clc_intrinsics *k_out, int *width, int *he
         }
         fx = k[0], fy = k[1], cx = k[2], cy = k[3];
     }
-    /* As the options' rules (cli_number): floats, the focal lengths with a float reciprocal. */
-    if (w <= 0 || h <= 0 || w > INT_MAX || h > INT_MAX || !(fabs(fx) >= FLT_MIN) ||
-        !(fabs(fx) <= FLT_MAX) || !(fabs(fy) >= FLT_MIN) || !(fabs(fy) <= FLT_MAX) ||
-        !(fabs(cx) <= FLT_MAX) || !(fabs(cy) <= FLT_MAX)) {
+    /* The options' rules: floats, the focal lengths with a float reciprocal. */
+    if (w <= 0 || h <= 0 || w > INT_MAX || h > INT_MAX || !cli_float_ok(fx, CLI_NONZERO) ||
+        !cli_float_ok(fy, CLI_NONZERO) || !cli_float_ok(cx, CLI_FINITE) ||
+        !cli_float_ok(cy, CLI_FINITE)) {
         cli_error("intrinsics '%s': fx %g, fy %g, cx %g, cy %g, %lld x %lld; the focal lengths "
                   "must be non-zero and within a float's range (about 1.2e-38 to 3.4e38 in "
                   "magnitude), the principal point finite (at most about 3.4e38) and the width "

@@ -87,6 +87,13 @@ clc_dtype npy_code_type(const char *code, size_t len)
     return (clc_dtype)0;
 }
 
+/* Whether name (len bytes, not terminated) is n, in any case if any_case. */
+static int same_name(const char *name, size_t len, const char *n, int any_case)
+{
+    return strlen(n) == len &&
+           (any_case ? strncasecmp(name, n, len) == 0 : memcmp(name, n, len) == 0);
+}
+
 clc_dtype npy_name_type(const char *name, size_t len, int any_case)
 {
     /* numpy's names (clc_dtype_name) and its aliases, as np.dtype takes them on 64-bit Linux
@@ -102,18 +109,12 @@ clc_dtype npy_name_type(const char *name, size_t len, int any_case)
         {"ulonglong", CLC_DTYPE_U64}, {"intc", CLC_DTYPE_I32},   {"uintc", CLC_DTYPE_U32},
         {"short", CLC_DTYPE_I16},     {"ushort", CLC_DTYPE_U16}, {"byte", CLC_DTYPE_I8},
         {"ubyte", CLC_DTYPE_U8},      {"bool_", CLC_DTYPE_BOOL}};
-    for (int t = 1; clc_dtype_name((clc_dtype)t); ++t) {
-        const char *n = clc_dtype_name((clc_dtype)t);
-        if (strlen(n) == len &&
-            (any_case ? strncasecmp(name, n, len) == 0 : memcmp(name, n, len) == 0))
+    for (int t = 1; clc_dtype_name((clc_dtype)t); ++t)
+        if (same_name(name, len, clc_dtype_name((clc_dtype)t), any_case))
             return (clc_dtype)t;
-    }
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i) {
-        const char *n = aliases[i].name;
-        if (strlen(n) == len &&
-            (any_case ? strncasecmp(name, n, len) == 0 : memcmp(name, n, len) == 0))
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+        if (same_name(name, len, aliases[i].name, any_case))
             return aliases[i].type;
-    }
     return (clc_dtype)0;
 }
 

@@ -206,8 +206,8 @@ int main(int argc, char **argv)
                     size > 0) {
                     unsigned char *bin = malloc(size);
                     char path[512];
-                    snprintf(path, sizeof path, "%s/%s_%d.ptx", getenv("SHAPES_PTX"),
-                             op_name[op], v);
+                    snprintf(path, sizeof path, "%s/%s_%d.ptx", getenv("SHAPES_PTX"), op_name[op],
+                             v);
                     FILE *f = fopen(path, "wb");
                     if (bin && f &&
                         clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
@@ -300,9 +300,8 @@ int main(int argc, char **argv)
             qsort(bb[v], B2B_ROUNDS, sizeof bb[v][0], cmpd);
             const double m1 = t1[v * repeats + repeats / 2], ms = ts[v * repeats + repeats / 2];
             const double mb = bb[v][B2B_ROUNDS / 2];
-            printf("| %s | %s | %s | %.4f | %.4f | %.1f | %.4f | %.1f | %s | %s |\n",
-                   op_name[op], variants[v].name, regs[v], m1, ms, n * 4 / ms * 1e-6, mb,
-                   n * 4 / mb * 1e-6,
+            printf("| %s | %s | %s | %.4f | %.4f | %.1f | %.4f | %.1f | %s | %s |\n", op_name[op],
+                   variants[v].name, regs[v], m1, ms, n * 4 / ms * 1e-6, mb, n * 4 / mb * 1e-6,
                    strstr(variants[v].opts, "PLAIN") && op == 0 ? "-"
                    : bad[v]                                     ? "WRONG"
                                                                 : "equal",

@@ -83,7 +83,8 @@ static size_t acc_bytes(clc_reduce_op op, const dtype_info *d)
 
 /* Build options of the program for a type and operation: MIN is ARGMIN without the index, MEAN
  * a SUM divided on the host, so three programs serve six operations. */
-static void build_options(clc_reduce_op op, clc_dtype type, int items, char *buf, size_t size)
+static void build_options(clc_reduce_op op, clc_dtype type, int items, size_t acc, char *buf,
+                          size_t size)
 {
     const dtype_info *d = dtype_of(type);
     const int kernel_op = op == CLC_REDUCE_SUM || op == CLC_REDUCE_MEAN     ? 1
@@ -93,7 +94,7 @@ static void build_options(clc_reduce_op op, clc_dtype type, int items, char *buf
              "-DS=%s -DT=%s -DKIND=%d -DMASK=%s -DLOAD=%d -DWIDE=%d -DOP=%d -DVW=%zu -DITEMS=%d "
              "-DACC_BYTES=%zu",
              d->storage, d->compute, d->kind, d->mask, d->load, d->kind >= 3 && d->size == 8,
-             kernel_op, 16 / d->size, items, acc_bytes(op, d));
+             kernel_op, 16 / d->size, items, acc);
 }
 
 static size_t pow2_floor(size_t n)
@@ -155,8 +156,8 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     const int onepass = passes == 1;
 
     char options[192];
-    build_options(op, type, items, options, sizeof options);
     const size_t acc = acc_bytes(op, dtype_of(type));
+    build_options(op, type, items, acc, options, sizeof options);
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
