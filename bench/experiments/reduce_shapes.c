@@ -3,10 +3,10 @@
  * f32 sum and argmax of 256 Mi elements on a device buffer, raw OpenCL, event timestamps: stage 1
  * alone and the span from stage 1's start to stage 2's end, medians of REPEATS with the variants
  * interleaved run by run. Variants are builds of cl/reduce.cl patched by reduce_variants.patch
- * (-DUNROLL=8: eight loads in flight an item instead of four; -DCONTIG=1: each work-group a
- * contiguous range of the array instead of a grid-wide stride), work-groups a compute unit, and
- * one launch instead of two (-DONEPASS: reduce_onepass, the last work-group to finish combines
- * the partials, which travel through 32-bit atomics).
+ * (-DTILE=1: each work-group loads tiles of 4 l quads, CUB's striped loads; -DTILE=2: a warp
+ * loads 128 quads in a row; -DOLD_SYNC=1: the one launch's count without its dependency on the
+ * exchanges), work-groups a compute unit, and one launch instead of two (reduce_onepass: the
+ * last work-group to finish combines the partials, which travel through 32-bit atomics).
  * Every result is checked: the sum against a double sum, argmax exactly. From the repository root:
  *   patch -o /tmp/reduce_variants.cl cl/reduce.cl bench/experiments/reduce_variants.patch
  *   cc -O2 -std=c11 -o reduce_shapes bench/experiments/reduce_shapes.c -lOpenCL -lm
@@ -67,15 +67,15 @@ static void enqueue(cl_command_queue q, const variant *var, cl_kernel k1, cl_ker
     if (var->onepass) {
         CK(clSetKernelArg(k1, 3, sizeof b->sync, &b->sync));
         CK(clSetKernelArg(k1, 4, sizeof b->result, &b->result));
-        CK(clSetKernelArg(k1, 5, 32 * local, NULL));
+        CK(clSetKernelArg(k1, 5, 16 * local, NULL));
     } else {
         CK(clSetKernelArg(k1, 3, sizeof b->partials, &b->partials));
-        CK(clSetKernelArg(k1, 4, 32 * local, NULL));
+        CK(clSetKernelArg(k1, 4, 16 * local, NULL));
     }
     CK(clSetKernelArg(k2, 0, sizeof b->partials, &b->partials));
     CK(clSetKernelArg(k2, 1, 4, &groups));
     CK(clSetKernelArg(k2, 2, sizeof b->result, &b->result));
-    CK(clSetKernelArg(k2, 3, 32 * local2, NULL));
+    CK(clSetKernelArg(k2, 3, 16 * local2, NULL));
     CK(clEnqueueNDRangeKernel(q, k1, 1, NULL, &global, &local, 0, NULL, e1));
     if (var->onepass) {
         if (e2) {
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
                 vo = "";
             snprintf(opts, sizeof opts,
                      "-DS=float -DT=float -DKIND=1 -DMASK=int -DLOAD=0 -DWIDE=0 -DOP=%d -DVW=4 "
-                     "-DITEMS=0 %s%s",
+                     "-DITEMS=0 -DACC_BYTES=16 %s%s",
                      kernel_op[op], vo, nvidia ? " -cl-nv-verbose" : "");
             cl_program p = built_program(c, d, src, opts);
             k1[v] =
