@@ -10,32 +10,37 @@
 
 #include "suite.h"
 
-/* numpy's pairwise_sum: blocks of 128 summed with 8 accumulators, halves recursively above. */
-static float pairwise(const float *x, size_t n)
-{
-    if (n < 8) {
-        float s = -0.0f;
-        for (size_t i = 0; i < n; ++i)
-            s += x[i];
-        return s;
+/* numpy's pairwise_sum: blocks of 128 summed with 8 accumulators, halves recursively above; for
+ * float and double as numpy has it for each. */
+#define PAIRWISE(name, T)                                                                          \
+    static T name(const T *x, size_t n)                                                            \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            T s = (T)-0.0;                                                                         \
+            for (size_t i = 0; i < n; ++i)                                                         \
+                s += x[i];                                                                         \
+            return s;                                                                              \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            T r[8];                                                                                \
+            for (int k = 0; k < 8; ++k)                                                            \
+                r[k] = x[k];                                                                       \
+            size_t i = 8;                                                                          \
+            for (; i < n - n % 8; i += 8)                                                          \
+                for (int k = 0; k < 8; ++k)                                                        \
+                    r[k] += x[i + (size_t)k];                                                      \
+            T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));               \
+            for (; i < n; ++i)                                                                     \
+                s += x[i];                                                                         \
+            return s;                                                                              \
+        }                                                                                          \
+        size_t half = n / 2;                                                                       \
+        half -= half % 8;                                                                          \
+        return name(x, half) + name(x + half, n - half);                                           \
     }
-    if (n <= 128) {
-        float r[8];
-        for (int k = 0; k < 8; ++k)
-            r[k] = x[k];
-        size_t i = 8;
-        for (; i < n - n % 8; i += 8)
-            for (int k = 0; k < 8; ++k)
-                r[k] += x[i + (size_t)k];
-        float s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; ++i)
-            s += x[i];
-        return s;
-    }
-    size_t half = n / 2;
-    half -= half % 8;
-    return pairwise(x, half) + pairwise(x + half, n - half);
-}
+PAIRWISE(pairwise, float)
+PAIRWISE(pairwise_d, double)
+#undef PAIRWISE
 
 typedef struct serial_result {
     double value;
@@ -63,12 +68,14 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
-/* The benchmark's cases only: f32 sum and argmax, integer and bool sums, f16 sum. */
+/* The benchmark's cases only: f32 sum and argmax, f64, integer and bool sums, f16 sum. */
 static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, size_t n)
 {
     serial_result r = {0, 0};
     if (type == CLC_DTYPE_F32 && op == CLC_REDUCE_SUM) {
         r.value = pairwise(data, n);
+    } else if (type == CLC_DTYPE_F64) {
+        r.value = pairwise_d(data, n);
     } else if (type == CLC_DTYPE_F32) {
         const float *x = data;
         float best = x[0];
@@ -179,6 +186,10 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
     row->bytes = (double)bytes;
     row->items = (double)n;
     const clc_device_info *d = clc_context_device(ctx);
+    if (type == CLC_DTYPE_F64 && !d->fp64) {
+        snprintf(row->status, sizeof row->status, "skipped: no double precision on the device");
+        return 0;
+    }
     if (bytes > d->max_alloc_bytes || bytes > d->global_mem_bytes / 2) {
         snprintf(row->status, sizeof row->status, "skipped: %zu MiB do not fit the device",
                  bytes >> 20);
@@ -196,6 +207,8 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
         seed = seed * 1664525u + 1013904223u;
         if (type == CLC_DTYPE_F32)
             ((float *)data)[i] = (float)(seed >> 8) * (1.0f / 16777216.0f) - 0.5f;
+        else if (type == CLC_DTYPE_F64)
+            ((double *)data)[i] = (double)(seed >> 8) * (1.0 / 16777216.0) - 0.5;
         else if (type == CLC_DTYPE_I32)
             ((int32_t *)data)[i] = (int32_t)seed;
         else if (type == CLC_DTYPE_I64)
@@ -224,17 +237,21 @@ int bench_reduce(clc_context *ctx, const bench_config *config, clc_reduce_op op,
     }
     row->h2h_s = bench_median(t, (size_t)repeats);
     const int is_signed = type == CLC_DTYPE_I32 || type == CLC_DTYPE_I64 || type == CLC_DTYPE_BOOL;
-    const double value = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F16 ? got.f
-                         : is_signed                                    ? (double)got.i
-                                                                        : (double)got.u;
-    /* Half sums are rounded to half at the end: 2^-11 relative, against the serial float sum. */
-    const double tolerance = type == CLC_DTYPE_F16 ? 1.0 / 1024 : 1e-3;
+    const double value = type == CLC_DTYPE_F32 || type == CLC_DTYPE_F64 || type == CLC_DTYPE_F16
+                             ? got.f
+                         : is_signed ? (double)got.i
+                                     : (double)got.u;
+    /* Half sums are rounded to half at the end: 2^-11 relative, against the serial float sum;
+     * double sums are held to double's precision. */
+    const double tolerance = type == CLC_DTYPE_F16   ? 1.0 / 1024
+                             : type == CLC_DTYPE_F64 ? 1e-9
+                                                     : 1e-3;
     int rc = 1;
     if (st != CLC_SUCCESS) {
         snprintf(row->status, sizeof row->status, "failed: %s", clc_last_error());
     } else if (op == CLC_REDUCE_ARGMAX
                    ? got.index != want.index
-                   : fabs(value - want.value) > tolerance * fabs(want.value) + 1e-3) {
+                   : fabs(value - want.value) > tolerance * (fabs(want.value) + 1)) {
         snprintf(row->status, sizeof row->status,
                  "failed: %.9g at %zu, the serial loop %.9g at %zu", value, got.index, want.value,
                  want.index);
@@ -260,9 +277,9 @@ static int run(clc_context *ctx, const bench_config *config, bench_rows *rows)
         clc_reduce_op op;
         clc_dtype type;
     } cases[] = {{CLC_REDUCE_SUM, CLC_DTYPE_F32}, {CLC_REDUCE_ARGMAX, CLC_DTYPE_F32},
-                 {CLC_REDUCE_SUM, CLC_DTYPE_I32}, {CLC_REDUCE_SUM, CLC_DTYPE_U8},
-                 {CLC_REDUCE_SUM, CLC_DTYPE_I64}, {CLC_REDUCE_SUM, CLC_DTYPE_F16},
-                 {CLC_REDUCE_SUM, CLC_DTYPE_BOOL}};
+                 {CLC_REDUCE_SUM, CLC_DTYPE_F64}, {CLC_REDUCE_SUM, CLC_DTYPE_I32},
+                 {CLC_REDUCE_SUM, CLC_DTYPE_U8},  {CLC_REDUCE_SUM, CLC_DTYPE_I64},
+                 {CLC_REDUCE_SUM, CLC_DTYPE_F16}, {CLC_REDUCE_SUM, CLC_DTYPE_BOOL}};
     static const size_t mebi[] = {1, 16, 64, 256};
     const size_t nsizes = config->quick ? 1 : 4;
     int failed = 0;
