@@ -604,6 +604,18 @@ static clc_status reduce_call(const char *cache_dir)
     return st != CLC_SUCCESS ? st : reduce_on(ctx, 3001);
 }
 
+/* The reduction of an array larger than a piece (CLCOMPUTE_REDUCE_PIECE of 4 KiB): three
+ * pieces, their results combined by a fourth launch. */
+static clc_status pieces_call(const char *cache_dir)
+{
+    clc_context *ctx = NULL;
+    const clc_status st = open_context(cache_dir, &ctx);
+    if (st != CLC_SUCCESS)
+        return st;
+    clc__switch_set(ctx, CLC_SW_REDUCE_PIECE, "4096");
+    return reduce_on(ctx, 3001);
+}
+
 /* The reduction again with its transfers staged and the staging timed first, as on a GPU with
  * memory of its own (a CPU device made to stage, timing a small probe): a failure anywhere in
  * the timing is absorbed (the untimed chunk serves), one in the transfers is reported. */
@@ -1032,6 +1044,7 @@ static void reduce_faults(void **state)
 {
     (void)state;
     every_failure_along(reduce_call, "reduce", NULL);
+    every_failure_along(pieces_call, "reduce in pieces", NULL);
 }
 
 static void timed_staging_faults(void **state)

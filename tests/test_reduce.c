@@ -1,6 +1,6 @@
 /* Reductions: every op and type against the reference for sizes 1..4097 and millions; float sums
  * within a bound tighter than numpy's pairwise sum; NaN, infinities, -0.0 and ties as numpy;
- * same bits run after run; device buffers and chaining; misuse refused. */
+ * same bits run after run; device buffers and chaining; arrays in pieces; misuse refused. */
 #include "fixture.h"
 
 #include <float.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../lib/ref/reduce.h"
+#include "internal.h"
 
 static const clc_dtype types[] = {CLC_DTYPE_F32, CLC_DTYPE_F64, CLC_DTYPE_I32, CLC_DTYPE_U32,
                                   CLC_DTYPE_U8,  CLC_DTYPE_I64, CLC_DTYPE_U64, CLC_DTYPE_I16,
@@ -489,6 +490,55 @@ static void every_alignment_of_a_device_buffer(void **state)
     clReleaseMemObject(res);
 }
 
+/* Arrays larger than the device's largest buffer go in pieces, combined in order
+ * (CLCOMPUTE_REDUCE_PIECE makes them 4 KiB here): every op and type against the reference, over
+ * sizes ending inside and at the edge of a piece, from an aligned and a misaligned start (each
+ * piece then has a head); the extreme, ties and NaN in later pieces; the switch checked. */
+static void arrays_larger_than_a_buffer_go_in_pieces(void **state)
+{
+    clc_context *ctx = *state;
+    clc__switch_set(ctx, CLC_SW_REDUCE_PIECE, "4096");
+    for (size_t t = 0; t < NTYPES; ++t) {
+        if (types[t] == CLC_DTYPE_F64 && !has_fp64(ctx))
+            continue;
+        const size_t es = clc_dtype_size(types[t]), per = 4096 / es;
+        const size_t sizes[] = {per + 1, 3 * per, 3 * per + 5, 7 * per / 2};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+            unsigned char *data = random_array(types[t], sizes[k] + 1);
+            for (size_t skip = 0; skip < 2; ++skip)
+                for (size_t o = 0; o < 6; ++o)
+                    check(ctx, ops[o], types[t], data + skip * es, sizes[k]);
+            free(data);
+        }
+    }
+    /* float32, four pieces of 1024: the maximum in pieces 1 and 2 (the first wins), a NaN in
+     * pieces 2 and 3 (the first wins), a minimum only in the last. */
+    enum { N = 4000 };
+    float *x = malloc(N * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < N; ++i)
+        x[i] = (float)(i % 100);
+    x[1500] = x[2500] = 1000.0f;
+    x[3999] = -5.0f;
+    clc_reduce_result r = reduced(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_F32, x, N);
+    assert_true(r.index == 1500 && r.f == 1000.0);
+    r = reduced(ctx, CLC_REDUCE_ARGMIN, CLC_DTYPE_F32, x, N);
+    assert_true(r.index == 3999 && r.f == -5.0);
+    x[2100] = x[3100] = NAN;
+    r = reduced(ctx, CLC_REDUCE_ARGMAX, CLC_DTYPE_F32, x, N);
+    assert_true(r.index == 2100 && isnan(r.f));
+    r = reduced(ctx, CLC_REDUCE_MIN, CLC_DTYPE_F32, x, N);
+    assert_true(isnan(r.f));
+    free(x);
+    /* Under 16 bytes a piece is refused, naming the switch. */
+    clc__switch_set(ctx, CLC_SW_REDUCE_PIECE, "8");
+    float four[4] = {1, 2, 3, 4};
+    assert_int_equal(clc_reduce(ctx, CLC_REDUCE_SUM, CLC_DTYPE_F32, four, 4, &r),
+                     CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "CLCOMPUTE_REDUCE_PIECE"));
+    clc__switch_set(ctx, CLC_SW_REDUCE_PIECE, getenv("CLCOMPUTE_REDUCE_PIECE"));
+}
+
 static void misuse_is_refused(void **state)
 {
     clc_context *ctx = *state;
@@ -550,6 +600,7 @@ int main(void)
         FIXTURE_TEST(results_are_the_same_bits_run_after_run),
         FIXTURE_TEST(device_buffers_at_offsets_and_chained_results),
         FIXTURE_TEST(every_alignment_of_a_device_buffer),
+        FIXTURE_TEST(arrays_larger_than_a_buffer_go_in_pieces),
         FIXTURE_TEST(misuse_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,17 @@ static size_t pow2_floor(size_t n)
     return p;
 }
 
+/* Whether ctx's reductions take the CPU shape (*items = 1) or the GPU one; 0 when the shape's
+ * switch is invalid (its message set). CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape,
+ * so CPU-only CI covers both. */
+static int chunk_shape(clc_context *ctx, int *items)
+{
+    int force = 0; /* 0 items, 1 groups */
+    const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
+    *items = forced ? force == 0 : ctx->info.type == CLC_DEVICE_CPU;
+    return forced >= 0;
+}
+
 clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type, cl_mem buffer,
                               size_t offset, size_t count, cl_mem result,
                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
@@ -137,13 +148,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
      * otherwise count in a GPU build's registers, though it never runs there. */
     size_t local = 1, groups;
     const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
-    /* CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
-    int items = ctx->info.type == CLC_DEVICE_CPU, force = 0; /* force: 0 items, 1 groups */
-    const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
-    if (forced < 0)
+    int items;
+    if (!chunk_shape(ctx, &items))
         return CLC_ERROR_INVALID_ARGUMENT;
-    if (forced)
-        items = force == 0;
 
     /* Both stages in one launch (reduce_onepass) unless CLCOMPUTE_REDUCE_PASSES=2 asks for
      * two: the second launch and the gap before it cost more than the one pass's atomics (H100,
@@ -381,22 +388,11 @@ clc_status clc_reduce_decode(clc_reduce_op op, clc_dtype type, const void *bytes
     return CLC_SUCCESS;
 }
 
-clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
-                      size_t count, clc_reduce_result *result)
+/* count elements of host memory reduced into the kernel's result words. */
+static clc_status reduce_piece(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
+                               size_t count, unsigned char words[CLC_REDUCE_RESULT_BYTES])
 {
-    if (!ctx)
-        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_reduce: ctx is NULL");
-    if (!data || !result)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_reduce: data and result must not be NULL");
-    clc_status st = check_args(ctx, op, type, count, "clc_reduce");
-    if (st != CLC_SUCCESS)
-        return st;
     const size_t bytes = count * clc_dtype_size(type);
-    if ((uintptr_t)data % clc_dtype_size(type) != 0)
-        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
-                         "clc_reduce: data is not aligned to its %zu-byte elements",
-                         clc_dtype_size(type));
     cl_int err = CL_SUCCESS;
     cl_event up[2];
     cl_mem input = clc__host_input(ctx, data, bytes, up, &err);
@@ -412,20 +408,129 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
         clReleaseMemObject(input);
         return failed;
     }
-    unsigned char words[CLC_REDUCE_RESULT_BYTES];
-    if (st == CLC_SUCCESS)
-        st = clc_reduce_enqueue(ctx, op, type, input, 0, count, out, 0, NULL, NULL);
+    clc_status st = clc_reduce_enqueue(ctx, op, type, input, 0, count, out, 0, NULL, NULL);
     if (st == CLC_SUCCESS) {
-        err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL);
+        err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, CLC_REDUCE_RESULT_BYTES, words, 0,
+                                  NULL, NULL);
         if (err != CL_SUCCESS)
             st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(reduction result)");
     }
     /* The caller's memory must not be in use once we return, whatever happened. */
     int idle = 0;
     st = clc__host_finish(ctx, st, up, 2, "reduction", &idle);
-    if (st == CLC_SUCCESS)
-        st = clc_reduce_decode(op, type, words, count, result);
     clc__host_release(ctx, &out, idle);
     clc__host_release(ctx, &input, idle);
+    return st;
+}
+
+/* The result words of `pieces` consecutive pieces (indices already counted from the array's
+ * start) combined in order into words[0..16): by the kernel's stage 2 in a work-group of one, so
+ * that float sums keep their compensation, 64-bit sums their 128 bits, and ties and NaN go to
+ * the earlier piece, exactly as within one piece. */
+static clc_status combine_pieces(clc_context *ctx, clc_reduce_op op, clc_dtype type,
+                                 unsigned char *words, size_t pieces)
+{
+    int items;
+    if (!chunk_shape(ctx, &items))
+        return CLC_ERROR_INVALID_ARGUMENT;
+    char options[192];
+    const size_t acc = acc_bytes(op, dtype_of(type));
+    build_options(op, type, items, acc, options, sizeof options);
+    cl_kernel k = NULL;
+    cl_mem in = NULL, out = NULL;
+    cl_int err = CL_SUCCESS;
+    clc_status st = clc__kernel_take(ctx, &clc__source_reduce, options, "reduce_stage2", &k);
+    if (st != CLC_SUCCESS)
+        goto done;
+    in = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                        pieces * CLC_REDUCE_RESULT_BYTES, words, &err);
+    if (err != CL_SUCCESS) {
+        st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction pieces)");
+        in = NULL;
+        goto done;
+    }
+    out = clc__scratch(ctx, CL_MEM_READ_WRITE, CLC_REDUCE_RESULT_BYTES, &err);
+    if (err != CL_SUCCESS) {
+        st = clc__cl_fail(ctx, err, "clCreateBuffer(reduction result)");
+        goto done;
+    }
+    const cl_uint n = (cl_uint)pieces;
+    const size_t one = 1;
+    const clc_arg a[] = {CLC_ARG(in), CLC_ARG(n), CLC_ARG(out), {acc, NULL}};
+    st = clc__set_args(ctx, k, "reduce_stage2", a, 4);
+    if (st != CLC_SUCCESS)
+        goto done;
+    err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &one, &one, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = clc__cl_fail(ctx, err, "clEnqueueNDRangeKernel(reduce pieces)");
+        goto done;
+    }
+    err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, CLC_REDUCE_RESULT_BYTES, words, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS)
+        st = clc__cl_fail(ctx, err, "clEnqueueReadBuffer(reduction result)");
+done: /* the upload was a copy at creation and the read blocks: nothing here uses `words` */
+    clc__release_mem(&out);
+    clc__release_mem(&in);
+    clc__kernel_give(ctx, &k);
+    return st;
+}
+
+clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const void *data,
+                      size_t count, clc_reduce_result *result)
+{
+    if (!ctx)
+        return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_reduce: ctx is NULL");
+    if (!data || !result)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce: data and result must not be NULL");
+    clc_status st = check_args(ctx, op, type, count, "clc_reduce");
+    if (st != CLC_SUCCESS)
+        return st;
+    const size_t esize = clc_dtype_size(type);
+    if ((uintptr_t)data % esize != 0)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce: data is not aligned to its %zu-byte elements", esize);
+    /* An array larger than the device's largest buffer goes in pieces of at most that many
+     * bytes (CLCOMPUTE_REDUCE_PIECE, for tests, makes them smaller), each reduced as an array of
+     * its own and their results combined in order: what numpy users expect of any array that
+     * fits in memory. Pieces are whole 16-byte groups, so each keeps the array's alignment and
+     * the result is fixed by the device, the size and the alignment, as for one piece. */
+    uint64_t limit = ctx->info.max_alloc_bytes;
+    int forced = 0;
+    const int piece_switch = clc__switch(ctx, CLC_SW_REDUCE_PIECE, &forced);
+    if (piece_switch < 0)
+        return CLC_ERROR_INVALID_ARGUMENT;
+    if (piece_switch)
+        limit = (uint64_t)forced;
+    const size_t piece = (size_t)(limit < 16 ? 16 : limit / 16 * 16) / esize;
+    const size_t pieces = (count - 1) / piece + 1;
+    if (pieces > UINT32_MAX)
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_reduce: %zu elements make more than 2^32 pieces", count);
+    unsigned char one[CLC_REDUCE_RESULT_BYTES];
+    unsigned char *words = one;
+    if (pieces > 1 && !(words = malloc(pieces * CLC_REDUCE_RESULT_BYTES)))
+        return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY,
+                         "clc_reduce: no host memory for %zu pieces' results", pieces);
+    const int indexed = op != CLC_REDUCE_SUM && op != CLC_REDUCE_MEAN;
+    for (size_t p = 0; p < pieces && st == CLC_SUCCESS; ++p) {
+        const size_t at = p * piece, n = count - at < piece ? count - at : piece;
+        unsigned char *w = words + p * CLC_REDUCE_RESULT_BYTES;
+        st = reduce_piece(ctx, op, type, (const unsigned char *)data + at * esize, n, w);
+        if (st == CLC_SUCCESS && indexed && p > 0) {
+            /* The second word is the index within the piece (cl/reduce.cl, store). */
+            uint64_t index;
+            memcpy(&index, w + 8, 8);
+            index += at;
+            memcpy(w + 8, &index, 8);
+        }
+    }
+    if (st == CLC_SUCCESS && pieces > 1)
+        st = combine_pieces(ctx, op, type, words, pieces);
+    if (st == CLC_SUCCESS)
+        st = clc_reduce_decode(op, type, words, count, result);
+    if (words != one)
+        free(words);
     return st;
 }

@@ -50,6 +50,7 @@ typedef enum clc_switch {
     CLC_SW_REDUCE_SHAPE,
     CLC_SW_REDUCE_PASSES,
     CLC_SW_BANDS,
+    CLC_SW_REDUCE_PIECE,
     CLC_SWITCHES
 } clc_switch;
 enum { CLC_SWITCH_UNSET = -1, CLC_SWITCH_INVALID = -2 };

@@ -30,6 +30,7 @@ static const struct {
                              (const char *const[]){"items", "groups", NULL}, 0, 0},
     [CLC_SW_REDUCE_PASSES] = {"CLCOMPUTE_REDUCE_PASSES", NULL, 1, 2},
     [CLC_SW_BANDS] = {"CLCOMPUTE_BANDS", NULL, 1, 64},
+    [CLC_SW_REDUCE_PIECE] = {"CLCOMPUTE_REDUCE_PIECE", NULL, 16, 1L << 30},
 };
 
 void clc__switch_set(clc_context *ctx, clc_switch s, const char *text)
