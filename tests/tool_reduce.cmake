@@ -97,4 +97,16 @@ refused("${dir}/f32_30.raw" "type 'int' is ambiguous .*int32 or int64" --op sum 
 refused("${dir}/f32_30.raw" "type 'i8' is ambiguous .*say int8 or int64" --op sum --type i8)
 refused("${dir}/f32_30.raw" "type 'u8' is ambiguous .*say uint8 or uint64" --op sum --type u8)
 refused("${dir}/f32_30.raw" "big-endian" --op sum --type >f4)
-message(STATUS "tool reduce: ${n} results as numpy's; refusals clear")
+# The library never prints: a first build, with neither our program cache nor PoCL's, leaves
+# stderr empty. PoCL's compiler wrote "9 warnings generated." there until builds took -w.
+set(fresh "$ENV{CLC_TEST_TMPDIR}/tool_reduce_fresh_caches")
+file(REMOVE_RECURSE "${fresh}")
+file(MAKE_DIRECTORY "${fresh}/ours" "${fresh}/pocl")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "CLCOMPUTE_CACHE_DIR=${fresh}/ours"
+                        "POCL_CACHE_DIR=${fresh}/pocl" "${TOOL}" reduce "${dir}/f32_2x3x5.npy"
+                        --op argmax RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(REMOVE_RECURSE "${fresh}")
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
+  message(FATAL_ERROR "reduce with empty caches: exit ${rc}, stderr '${err}' (want nothing)")
+endif()
+message(STATUS "tool reduce: ${n} results as numpy's; refusals clear; a first build is silent")
