@@ -165,6 +165,11 @@ static void one_device_from_a_list_or_all(void **state)
     assert_int_equal(pick(machine, 1, "ALL"), 0);
     assert_int_equal(refuse(machine, 1, "cpu,gpu"), CLC_ERROR_DEVICE_NOT_MATCHED);
     assert_int_equal(refuse(machine, 4, "cpu,"), CLC_ERROR_INVALID_SELECTOR);
+    /* Every part is checked before any is matched: a mistake after a part that matches nothing
+     * is named as the mistake. */
+    assert_int_equal(refuse(machine, 1, "gpu,"), CLC_ERROR_INVALID_SELECTOR);
+    assert_non_null(strstr(clc_last_error(), "empty part"));
+    assert_int_equal(refuse(machine, 1, "gpu,0:"), CLC_ERROR_INVALID_SELECTOR);
 }
 
 static void vendor_short_names_match_their_platform(void **state)

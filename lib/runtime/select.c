@@ -308,16 +308,18 @@ static clc_status try_term(const clc_device_info *devices, size_t count, const c
 
 /* One part of a list: alternatives "a/b/c", the first that matches anything. `all` collects
  * every available device into out (when many). Appends to out[*n] (room for cap) and counts
- * in *n beyond cap. Fails for a malformed term, and when no alternative matches. */
+ * in *n beyond cap. Fails for a malformed term, and when no alternative matches; with
+ * `only_check`, only for a malformed term (nothing is matched). */
 static clc_status select_part(const clc_device_info *devices, size_t count, const char *part,
                               size_t len, const char *whole, const char *origin, int many,
-                              size_t *out, size_t cap, size_t *n, char *why, size_t why_size)
+                              size_t *out, size_t cap, size_t *n, char *why, size_t why_size,
+                              int only_check)
 {
     char term[MAX_SELECTOR + 1];
     const size_t before = *n;
     /* Every alternative is checked before any is tried: "gpu/0:" is a mistake even where a GPU
      * would make the second one moot. */
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < (only_check ? 1 : 2); ++pass) {
         for (const char *p = part;;) {
             const char *slash = memchr(p, '/', len - (size_t)(p - part));
             const size_t tlen = slash ? (size_t)(slash - p) : len - (size_t)(p - part);
@@ -346,6 +348,8 @@ static clc_status select_part(const clc_device_info *devices, size_t count, cons
             p = slash + 1;
         }
     }
+    if (only_check)
+        return CLC_SUCCESS;
     char available[1024];
     list_devices(available, sizeof available, devices, count);
     char shown[MAX_SELECTOR + 1];
@@ -358,23 +362,27 @@ static clc_status select_part(const clc_device_info *devices, size_t count, cons
                      available);
 }
 
-/* A whole selector: parts separated by ','. Every part must match. */
+/* A whole selector: parts separated by ','. Every part must match. Every part is checked before
+ * any is matched, as within a part: "gpu," is a mistake whether or not there is a GPU. */
 static clc_status select_list(const clc_device_info *devices, size_t count, const char *selector,
                               const char *origin, int many, size_t *out, size_t cap, size_t *n,
                               char *why, size_t why_size)
 {
-    *n = 0;
-    for (const char *p = selector;;) {
-        const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const clc_status st = select_part(devices, count, p, len, selector, origin, many, out, cap,
-                                          n, *n ? NULL : why, why_size);
-        if (st != CLC_SUCCESS)
-            return st;
-        if (!comma)
-            return CLC_SUCCESS;
-        p = comma + 1;
+    for (int check = 1; check >= 0; --check) {
+        *n = 0;
+        for (const char *p = selector;;) {
+            const char *comma = strchr(p, ',');
+            const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            const clc_status st = select_part(devices, count, p, len, selector, origin, many, out,
+                                              cap, n, *n ? NULL : why, why_size, check);
+            if (st != CLC_SUCCESS)
+                return st;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
     }
+    return CLC_SUCCESS;
 }
 
 clc_status clc__select_among(const clc_device_info *devices, size_t count, const char *selector,
