@@ -35,6 +35,11 @@ rm -f "$work/in/a05_bad.png" "$work/out"/*
     2> "$work/log" || fail "sub-device batch: $(cat "$work/log")"
 [ ! -s "$work/log" ] || fail "--quiet still printed: $(cat "$work/log")"
 [ "$(ls "$work/out" | wc -l)" -eq 11 ] || fail "sub-device batch wrote $(ls "$work/out" | wc -l) files"
+# -o naming an existing file: refused before any work, as a usage error, the file untouched.
+printf 'keep' > "$work/a_file"
+"$tool" gray "$work/in" -o "$work/a_file" --device "$dev" 2> "$work/log"
+[ $? -eq 2 ] && grep -q "is an existing file, not a folder; nothing was converted" "$work/log" \
+    && [ "$(cat "$work/a_file")" = keep ] || fail "-o an existing file: $(cat "$work/log")"
 # A second run into the same folder would replace the first's files: refused before any work
 # (the files untouched) unless --overwrite.
 sum_before=$(cat "$work/out"/* | cksum)

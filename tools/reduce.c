@@ -334,6 +334,9 @@ static int run(int argc, char **argv)
             goto done;
         }
         info.count = size / clc_dtype_size(type);
+    } else if (size == 0) {
+        cli_error("'%s' is empty (0 bytes), not a .npy file", path);
+        goto done;
     } else {
         cli_error("'%s' is not a .npy file (no \\x93NUMPY magic); for raw values give --type",
                   path);
