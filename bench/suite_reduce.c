@@ -74,7 +74,7 @@ static serial_result serial(clc_reduce_op op, clc_dtype type, const void *data, 
     serial_result r = {0, 0};
     if (type == CLC_DTYPE_F32 && op == CLC_REDUCE_SUM) {
         r.value = pairwise(data, n);
-    } else if (type == CLC_DTYPE_F64) {
+    } else if (type == CLC_DTYPE_F64 && op == CLC_REDUCE_SUM) {
         r.value = pairwise_d(data, n);
     } else if (type == CLC_DTYPE_F32) {
         const float *x = data;

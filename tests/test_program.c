@@ -20,6 +20,22 @@ static void build_options_reach_the_compiler(void **state)
     clReleaseProgram(b);
 }
 
+/* A user's program is built with the user's options alone: the -w the library adds to its own
+ * sources would hide the user's warnings and turn their -Werror off. */
+static void user_options_are_passed_as_given(void **state)
+{
+    clc_context *ctx = *state;
+    cl_program p = NULL;
+    assert_int_equal(clc_program_build(ctx, value_source, "-DVALUE=5 -Werror", &p), CLC_SUCCESS);
+    char used[256] = "";
+    assert_int_equal(clGetProgramBuildInfo(p, clc_context_cl_device(ctx), CL_PROGRAM_BUILD_OPTIONS,
+                                           sizeof used, used, NULL),
+                     CL_SUCCESS);
+    assert_string_equal(used, "-DVALUE=5 -Werror");
+    assert_int_equal(fixture_run_value(ctx, p), 5);
+    clReleaseProgram(p);
+}
+
 static void compile_error_returns_the_build_log(void **state)
 {
     clc_context *ctx = *state;
@@ -115,6 +131,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FIXTURE_TEST(build_options_reach_the_compiler),
+        FIXTURE_TEST(user_options_are_passed_as_given),
         FIXTURE_TEST(compile_error_returns_the_build_log),
         FIXTURE_TEST(misuse_is_refused),
         FIXTURE_TEST(embedded_programs_are_built_once_per_context),

@@ -170,6 +170,9 @@ static void one_device_from_a_list_or_all(void **state)
     assert_int_equal(refuse(machine, 1, "gpu,"), CLC_ERROR_INVALID_SELECTOR);
     assert_non_null(strstr(clc_last_error(), "empty part"));
     assert_int_equal(refuse(machine, 1, "gpu,0:"), CLC_ERROR_INVALID_SELECTOR);
+    assert_int_equal(refuse(machine, 1, "gpu,0:99999999999999999999999"),
+                     CLC_ERROR_INVALID_SELECTOR);
+    assert_non_null(strstr(clc_last_error(), "out of range"));
 }
 
 static void vendor_short_names_match_their_platform(void **state)

@@ -501,8 +501,10 @@ clc_status clc_reduce(clc_context *ctx, clc_reduce_op op, clc_dtype type, const 
     const int piece_switch = clc__switch(ctx, CLC_SW_REDUCE_PIECE, &forced);
     if (piece_switch < 0)
         return CLC_ERROR_INVALID_ARGUMENT;
-    if (piece_switch)
+    if (piece_switch && (uint64_t)forced < limit)
         limit = (uint64_t)forced;
+    if (limit > SIZE_MAX)
+        limit = SIZE_MAX;
     const size_t piece = (size_t)(limit < 16 ? 16 : limit / 16 * 16) / esize;
     const size_t pieces = (count - 1) / piece + 1;
     if (pieces > UINT32_MAX)

@@ -196,9 +196,11 @@ clc_status clc__select_many_among(const clc_device_info *devices, size_t count,
 clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
                             const char *options, cl_program *program);
 
-/* Builds (or loads from the disk cache) a program whose source has the given identity hash. */
+/* Builds (or loads from the disk cache) a program whose source has the given identity hash;
+ * `quiet` (the library's own sources) adds -w to the compiler's options. */
 clc_status clc__program_build(clc_context *ctx, const char *source, size_t length,
-                              const char *source_hash, const char *options, cl_program *program);
+                              const char *source_hash, const char *options, int quiet,
+                              cl_program *program);
 
 void clc__programs_release(clc_context *ctx);
 

@@ -92,7 +92,8 @@ static void store(clc_context *ctx, const char *key, cl_program program)
 }
 
 clc_status clc__program_build(clc_context *ctx, const char *source, size_t length,
-                              const char *source_hash, const char *options, cl_program *out)
+                              const char *source_hash, const char *options, int quiet,
+                              cl_program *out)
 {
     options = options ? options : "";
     char *key = ctx->cache_dir ? clc__cache_key(ctx, source_hash, options) : NULL;
@@ -110,21 +111,24 @@ clc_status clc__program_build(clc_context *ctx, const char *source, size_t lengt
         free(key);
         return clc__cl_fail(ctx, err, "clCreateProgramWithSource");
     }
-    /* -w (OpenCL's own option): PoCL's compiler writes "N warnings generated." to the process's
-     * stderr, besides the build log, and the library never prints. The warnings it has are
-     * clang's notes that 16-lane vector arguments change the ABI on CPUs without AVX-512, which
-     * cannot matter within one program. Errors still fail the build with their log. Not in the
-     * cache key: the code is the same. */
-    char *quiet = malloc(strlen(options) + 4);
-    if (!quiet) {
+    /* -w (OpenCL's own option) for the library's sources: PoCL's compiler writes "N warnings
+     * generated." to the process's stderr, besides the build log, and the library never prints.
+     * Their warnings are clang's notes that 16-lane vector arguments change the ABI on CPUs
+     * without AVX-512, which cannot matter within one program. Errors still fail the build with
+     * their log. Not in the cache key: the code is the same. A user's program (clc_program_build)
+     * is built with the user's options alone: its warnings and -Werror are theirs. */
+    char *quieted = quiet ? malloc(strlen(options) + 4) : NULL;
+    if (quiet && !quieted) {
         free(key);
         clReleaseProgram(program);
         return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "building a program: out of memory");
     }
-    strcpy(quiet, "-w ");
-    strcat(quiet, options);
-    err = clBuildProgram(program, 1, &ctx->device, quiet, NULL, NULL);
-    free(quiet);
+    if (quieted) {
+        strcpy(quieted, "-w ");
+        strcat(quieted, options);
+    }
+    err = clBuildProgram(program, 1, &ctx->device, quieted ? quieted : options, NULL, NULL);
+    free(quieted);
     if (err != CL_SUCCESS) {
         char *log = build_log(program, ctx->device);
         clc_status st = clc__fail(
@@ -159,7 +163,7 @@ clc_status clc_program_build(clc_context *ctx, const char *source, const char *o
     char hash[32];
     snprintf(hash, sizeof hash, "fnv1a64:%016llx",
              (unsigned long long)clc__fnv1a64(source, length, CLC_FNV1A64_SEED));
-    return clc__program_build(ctx, source, length, hash, options, program);
+    return clc__program_build(ctx, source, length, hash, options, 0, program);
 }
 
 clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
@@ -191,7 +195,8 @@ clc_status clc__program_get(clc_context *ctx, const clc_embedded_source *source,
         st = clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "program registry");
     } else {
         cl_program program = NULL;
-        st = clc__program_build(ctx, source->text, source->length, source->hash, options, &program);
+        st = clc__program_build(ctx, source->text, source->length, source->hash, options, 1,
+                                &program);
         if (st == CLC_SUCCESS) {
             ctx->programs[ctx->program_count++] = (clc_program_entry){source, opts, program};
             opts = NULL;

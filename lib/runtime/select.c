@@ -332,10 +332,14 @@ static clc_status select_part(const clc_device_info *devices, size_t count, cons
                                  origin, whole);
             unsigned long ip = 0, id = 0;
             int overflow = 0;
-            if (parse_index(term, &ip, &id, &overflow) < 0)
+            const int index = parse_index(term, &ip, &id, &overflow);
+            if (index < 0)
                 return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
                                  "%s \"%s\" is malformed: a device index is P:D, two numbers "
                                  "(\"0:1\")",
+                                 origin, term);
+            if (index > 0 && overflow)
+                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range",
                                  origin, term);
             if (pass == 1) {
                 const clc_status st = try_term(devices, count, term, part, len, whole, origin, many,
