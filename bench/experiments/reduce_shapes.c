@@ -35,6 +35,10 @@ static const variant variants[] = {
     {"two launches, 4 wg/CU, 512", "", 4, 512, 0},
     {"one launch, 2 wg/CU, 1024, tiles", "-DTILE=1", 2, 1024, 1},
     {"one launch, 8 wg/CU, 256, tiles", "-DTILE=1", 8, 256, 1},
+    {"one launch, 2 wg/CU, 1024, tiles 32-bit", "-DTILE=3", 2, 1024, 1},
+    {"one launch, 2 wg/CU, 1024, even share 32-bit", "-DTILE=4", 2, 1024, 1},
+    {"one launch, 4 wg/CU, 512, even share 32-bit", "-DTILE=4", 4, 512, 1},
+    {"one launch, 8 wg/CU, 256, even share 32-bit", "-DTILE=4", 8, 256, 1},
 };
 enum { NV = sizeof variants / sizeof variants[0] };
 
@@ -159,14 +163,30 @@ int main(int argc, char **argv)
            "| inf, NaN |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     static const int kernel_op[3] = {1, 3, 5};
     static const char *const op_name[3] = {"sum", "max", "argmax"};
-    /* SHAPES_OPS=sum,argmax: those operations only */
+    /* SHAPES_OPS=sum,argmax: those operations only; SHAPES_VARIANTS=1,9: those variants only
+     * (indices in variants[]; the first is the non-finite runs' reference) */
     const char *only = getenv("SHAPES_OPS");
+    int use[NV], first = -1;
+    for (int v = 0; v < NV; ++v) {
+        use[v] = 1;
+        const char *list = getenv("SHAPES_VARIANTS");
+        if (list) {
+            use[v] = 0;
+            for (const char *at = list; at && *at;
+                 at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL)
+                use[v] |= atoi(at) == v;
+        }
+        if (use[v] && first < 0)
+            first = v;
+    }
     for (int op = 0; op < 3; ++op) {
         if (only && !strstr(only, op_name[op]))
             continue;
         cl_kernel k1[NV], k2[NV];
         char regs[NV][16];
         for (int v = 0; v < NV; ++v) {
+            if (!use[v])
+                continue;
             char opts[256];
             /* NVIDIA's own options (cl_nv_compiler_options) only where the vendor is NVIDIA */
             const char *vo = variants[v].opts;
@@ -226,6 +246,8 @@ int main(int argc, char **argv)
         int bad[NV] = {0};
         for (int r = -2; r < repeats; ++r)
             for (int v = 0; v < NV; ++v) {
+                if (!use[v])
+                    continue;
                 cl_ulong out[2];
                 double a1, as;
                 run_once(q, &variants[v], k1[v], k2[v], &b, out, &a1, &as);
@@ -252,6 +274,8 @@ int main(int argc, char **argv)
         /* back to back, rounds interleaved across the variants */
         for (int r = 0; r < B2B_ROUNDS; ++r)
             for (int v = 0; v < NV; ++v) {
+                if (!use[v])
+                    continue;
                 cl_event first = NULL, last = NULL;
                 for (int k = 0; k < B2B; ++k) {
                     cl_event e1, e2;
@@ -280,9 +304,11 @@ int main(int argc, char **argv)
             CK(clEnqueueWriteBuffer(q, b.x, CL_TRUE, at * 4, 4, &specials[k], 0, NULL, NULL));
             cl_ulong want[2];
             for (int v = 0; v < NV; ++v) {
+                if (!use[v])
+                    continue;
                 cl_ulong out[2];
                 run_once(q, &variants[v], k1[v], k2[v], &b, out, NULL, NULL);
-                if (v == 0)
+                if (v == first)
                     memcpy(want, out, sizeof want);
                 float fo, fw;
                 memcpy(&fo, out, 4);
@@ -295,6 +321,8 @@ int main(int argc, char **argv)
             CK(clEnqueueWriteBuffer(q, b.x, CL_TRUE, at * 4, 4, &h[at], 0, NULL, NULL));
         }
         for (int v = 0; v < NV; ++v) {
+            if (!use[v])
+                continue;
             qsort(t1 + v * repeats, (size_t)repeats, sizeof *t1, cmpd);
             qsort(ts + v * repeats, (size_t)repeats, sizeof *ts, cmpd);
             qsort(bb[v], B2B_ROUNDS, sizeof bb[v][0], cmpd);
