@@ -63,7 +63,8 @@ typedef struct clc_reduce_result {
 } clc_reduce_result;
 
 /*
- * Reduces `count` elements of host memory. Blocking; in place on host-unified devices.
+ * Reduces `count` elements of host memory. Blocking; in place on host-unified devices. An array
+ * larger than the device's largest buffer is reduced in pieces, with the same semantics.
  * Semantics: float sums are compensated, deterministic for a device and size, and at least as
  * accurate as numpy's pairwise sum; NaN propagates through MIN and MAX, and ARGMIN/ARGMAX return
  * the first NaN's index; ties return the first index; infinities follow IEEE arithmetic; the sum
