@@ -216,9 +216,25 @@ static clc_status select_local_rank(const clc_device_info *devices, size_t count
     return CLC_SUCCESS;
 }
 
-/* One term (no ',' or '/'), already trimmed and non-empty. Sets *found (count when nothing
- * matches) and the reason; fails only for a malformed term. "all" here is the default rule; the
- * list form expands it. */
+/* A term's syntax: an index P:D is two numbers, each within 32 bits. */
+static clc_status check_term(const char *term, const char *origin)
+{
+    unsigned long p = 0, d = 0;
+    int overflow = 0;
+    const int index = parse_index(term, &p, &d, &overflow);
+    if (index < 0)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                         "%s \"%s\" is malformed: a device index is P:D, two numbers (\"0:1\")",
+                         origin, term);
+    if (index > 0 && overflow)
+        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range", origin,
+                         term);
+    return CLC_SUCCESS;
+}
+
+/* One term (no ',' or '/'), already trimmed, non-empty and checked (check_term). Sets *found
+ * (count when nothing matches) and the reason; fails only where "localrank" finds no rank.
+ * "all" here is the default rule; the list form expands it. */
 static clc_status select_term(const clc_device_info *devices, size_t count, const char *text,
                               const char *origin, size_t *found, char *why, size_t why_size)
 {
@@ -246,15 +262,7 @@ static clc_status select_term(const clc_device_info *devices, size_t count, cons
     }
     unsigned long p = 0, d = 0;
     int overflow = 0;
-    const int index = parse_index(text, &p, &d, &overflow);
-    if (index < 0)
-        return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
-                         "%s \"%s\" is malformed: a device index is P:D, two numbers (\"0:1\")",
-                         origin, text);
-    if (index > 0) {
-        if (overflow)
-            return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range",
-                             origin, text);
+    if (parse_index(text, &p, &d, &overflow) > 0) {
         for (size_t i = 0; i < count; ++i)
             if (devices[i].platform_index == p && devices[i].device_index == d &&
                 devices[i].available)
@@ -317,40 +325,24 @@ static clc_status select_part(const clc_device_info *devices, size_t count, cons
 {
     char term[MAX_SELECTOR + 1];
     const size_t before = *n;
-    /* Every alternative is checked before any is tried: "gpu/0:" is a mistake even where a GPU
-     * would make the second one moot. */
-    for (int pass = 0; pass < (only_check ? 1 : 2); ++pass) {
-        for (const char *p = part;;) {
-            const char *slash = memchr(p, '/', len - (size_t)(p - part));
-            const size_t tlen = slash ? (size_t)(slash - p) : len - (size_t)(p - part);
-            if (trimmed(p, tlen, term) != 0)
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
-                                 "%s \"%s\": a part is longer than %d characters", origin, whole,
-                                 MAX_SELECTOR);
-            if (!term[0])
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" has an empty part",
-                                 origin, whole);
-            unsigned long ip = 0, id = 0;
-            int overflow = 0;
-            const int index = parse_index(term, &ip, &id, &overflow);
-            if (index < 0)
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
-                                 "%s \"%s\" is malformed: a device index is P:D, two numbers "
-                                 "(\"0:1\")",
-                                 origin, term);
-            if (index > 0 && overflow)
-                return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\": index out of range",
-                                 origin, term);
-            if (pass == 1) {
-                const clc_status st = try_term(devices, count, term, part, len, whole, origin, many,
-                                               out, cap, n, why, why_size);
-                if (st != CLC_SUCCESS || *n > before)
-                    return st;
-            }
-            if (!slash)
-                break;
-            p = slash + 1;
-        }
+    for (const char *p = part;;) {
+        const char *slash = memchr(p, '/', len - (size_t)(p - part));
+        const size_t tlen = slash ? (size_t)(slash - p) : len - (size_t)(p - part);
+        if (trimmed(p, tlen, term) != 0)
+            return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR,
+                             "%s \"%s\": a part is longer than %d characters", origin, whole,
+                             MAX_SELECTOR);
+        if (!term[0])
+            return clc__fail(NULL, CLC_ERROR_INVALID_SELECTOR, "%s \"%s\" has an empty part",
+                             origin, whole);
+        const clc_status st = only_check ? check_term(term, origin)
+                                         : try_term(devices, count, term, part, len, whole, origin,
+                                                    many, out, cap, n, why, why_size);
+        if (st != CLC_SUCCESS || *n > before)
+            return st;
+        if (!slash)
+            break;
+        p = slash + 1;
     }
     if (only_check)
         return CLC_SUCCESS;
@@ -366,8 +358,9 @@ static clc_status select_part(const clc_device_info *devices, size_t count, cons
                      available);
 }
 
-/* A whole selector: parts separated by ','. Every part must match. Every part is checked before
- * any is matched, as within a part: "gpu," is a mistake whether or not there is a GPU. */
+/* A whole selector: parts separated by ',', alternatives by '/'. Every part must match. Every
+ * term is checked before any is matched: "gpu," and "gpu/0:" are mistakes whether or not there
+ * is a GPU. */
 static clc_status select_list(const clc_device_info *devices, size_t count, const char *selector,
                               const char *origin, int many, size_t *out, size_t cap, size_t *n,
                               char *why, size_t why_size)
