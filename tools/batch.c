@@ -741,8 +741,9 @@ static int plan_outputs(cli_batch *b, const char *ext, char ***outs)
         }
     }
     struct stat st;
-    b->made_outdir = rc == 0 && stat(b->outdir, &st) != 0 && errno == ENOENT;
-    if (rc == 0 && stat(b->outdir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    const int exists = rc == 0 && stat(b->outdir, &st) == 0;
+    b->made_outdir = rc == 0 && !exists && errno == ENOENT;
+    if (exists && !S_ISDIR(st.st_mode)) {
         cli_error("-o '%s' is an existing file, not a folder; nothing was converted", b->outdir);
         rc = CLI_EXIT_USAGE;
     } else if (rc == 0 && make_dirs(b->outdir) != 0) {
