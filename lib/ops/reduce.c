@@ -105,14 +105,20 @@ static size_t pow2_floor(size_t n)
     return p;
 }
 
-/* Whether ctx's reductions take the CPU shape (*items = 1) or the GPU one; 0 when the shape's
- * switch is invalid (its message set). CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape,
- * so CPU-only CI covers both. */
-static int chunk_shape(clc_context *ctx, int *items)
+/* The program ctx's reductions of a type and operation use: whether it takes the CPU shape
+ * (*items = 1, when items is not NULL) or the GPU one, its local scratch bytes an item (*acc) and
+ * its build options; 0 when the shape's switch is invalid (its message set).
+ * CLCOMPUTE_REDUCE_SHAPE=groups or items forces a shape, so CPU-only CI covers both. */
+static int program_for(clc_context *ctx, clc_reduce_op op, clc_dtype type, int *items, size_t *acc,
+                       char options[192])
 {
     int force = 0; /* 0 items, 1 groups */
     const int forced = clc__switch(ctx, CLC_SW_REDUCE_SHAPE, &force);
-    *items = forced ? force == 0 : ctx->info.type == CLC_DEVICE_CPU;
+    const int chunks = forced ? force == 0 : ctx->info.type == CLC_DEVICE_CPU;
+    if (items)
+        *items = chunks;
+    *acc = acc_bytes(op, dtype_of(type));
+    build_options(op, type, chunks, *acc, options, 192);
     return forced >= 0;
 }
 
@@ -149,7 +155,9 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
     size_t local = 1, groups;
     const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
     int items;
-    if (!chunk_shape(ctx, &items))
+    size_t acc;
+    char options[192];
+    if (!program_for(ctx, op, type, &items, &acc, options))
         return CLC_ERROR_INVALID_ARGUMENT;
 
     /* Both stages in one launch (reduce_onepass) unless CLCOMPUTE_REDUCE_PASSES=2 asks for
@@ -162,9 +170,6 @@ clc_status clc_reduce_enqueue(clc_context *ctx, clc_reduce_op op, clc_dtype type
         return CLC_ERROR_INVALID_ARGUMENT;
     const int onepass = passes == 1;
 
-    char options[192];
-    const size_t acc = acc_bytes(op, dtype_of(type));
-    build_options(op, type, items, acc, options, sizeof options);
     cl_kernel k1 = NULL, k2 = NULL;
     cl_mem input = NULL, partials = NULL;
     cl_int err = CL_SUCCESS;
@@ -430,12 +435,10 @@ static clc_status reduce_piece(clc_context *ctx, clc_reduce_op op, clc_dtype typ
 static clc_status combine_pieces(clc_context *ctx, clc_reduce_op op, clc_dtype type,
                                  unsigned char *words, size_t pieces)
 {
-    int items;
-    if (!chunk_shape(ctx, &items))
-        return CLC_ERROR_INVALID_ARGUMENT;
+    size_t acc;
     char options[192];
-    const size_t acc = acc_bytes(op, dtype_of(type));
-    build_options(op, type, items, acc, options, sizeof options);
+    if (!program_for(ctx, op, type, NULL, &acc, options))
+        return CLC_ERROR_INVALID_ARGUMENT;
     cl_kernel k = NULL;
     cl_mem in = NULL, out = NULL;
     cl_int err = CL_SUCCESS;
