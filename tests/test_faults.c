@@ -474,7 +474,10 @@ static clc_status open_context(const char *cache_dir, clc_context **ctx)
     clc_context_options o = fixture_options();
     o.cache = cache_dir ? CLC_CACHE_ON : CLC_CACHE_OFF;
     o.cache_dir = cache_dir;
-    return clc_context_create(&o, ctx);
+    const clc_status st = clc_context_create(&o, ctx);
+    if (st == CLC_SUCCESS)
+        (*ctx)->tune_quick = 1;
+    return st;
 }
 
 static clc_status gray_call(const char *cache_dir)

@@ -102,6 +102,11 @@ struct clc_context {
     clc_mutex tune_lock; /* guards tuned; held while a family is being timed */
     clc_tuned *tuned;    /* the variant each kernel family uses on this device */
     size_t tuned_count, tuned_capacity;
+    /* Set by the fault tests (0 otherwise): variant timing in three rounds (warm-up, single runs,
+     * batches of at most 2) on inputs of a few thousand pixels. Every call site of the timing
+     * still runs, and a scenario's failable calls, each a whole run of the scenario, stay a few
+     * hundred: full timing made the fault suite the longest part of CI. */
+    int tune_quick;
     /* A batch worker: the context of its device's first worker, which times and remembers the
      * variants for all of them, so that the workers starting together do not each time the
      * kernels while the others load the device (and store whichever finished last); and holds

@@ -84,7 +84,8 @@ static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_fami
     }
     for (int v = 0; v < count; ++v)
         ok[v] = 1, best[v] = UINT64_MAX, batch[v] = 1;
-    for (int round = 0; round < 6; ++round) {
+    const int rounds = ctx->tune_quick ? 3 : 6;
+    for (int round = 0; round < rounds; ++round) {
         for (int v = 0; v < count; ++v) {
             uint64_t t = 0;
             if (!ok[v])
@@ -94,8 +95,11 @@ static int fastest(clc_context *ctx, cl_command_queue queue, const clc_tune_fami
             else if (round > 0 && t < best[v])
                 best[v] = t;
         }
-        if (round == 1 && family->batched)
+        if (round == 1 && family->batched) {
             clc__tune_batches(best, ok, count, batch);
+            for (int v = 0; v < count && ctx->tune_quick; ++v)
+                batch[v] = batch[v] < 2 ? batch[v] : 2;
+        }
     }
     const int choice = clc__tune_choose(best, ok, count);
     free(best), free(ok), free(batch);
