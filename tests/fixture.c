@@ -84,7 +84,16 @@ cl_uint fixture_queue_refcount(cl_command_queue queue)
 
 int fixture_setup_context(void **state)
 {
+    /* The disk cache of the test tree (ctest sets CLCOMPUTE_CACHE_DIR; never the user's): each
+     * test case makes a context, and building every program from source in each (PoCL runs
+     * clang's preprocessor on every build) took a quarter of the kernel tests' time. The source
+     * path keeps its own tests (test_program, test_cache) and runs on a fresh tree's first use. */
     clc_context_options options = fixture_options();
+    const char *cache_dir = getenv("CLCOMPUTE_CACHE_DIR");
+    if (cache_dir && *cache_dir) {
+        options.cache = CLC_CACHE_ON;
+        options.cache_dir = cache_dir;
+    }
     *state = fixture_context(&options);
     return 0;
 }
