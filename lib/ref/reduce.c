@@ -21,12 +21,13 @@ static long double half_value(uint16_t h)
 {
     const int exponent = (h >> 10) & 31, mantissa = h & 1023;
     long double v;
+    /* Products with powers of two, exact in long double: ldexpl took a tenth of test_reduce. */
     if (exponent == 31)
         v = mantissa ? NAN : INFINITY;
     else if (exponent == 0)
-        v = ldexpl((long double)mantissa, -24);
+        v = (long double)mantissa * 0x1p-24L;
     else
-        v = ldexpl((long double)(1024 + mantissa), exponent - 25);
+        v = (long double)(1024 + mantissa) * (long double)(1u << exponent) * 0x1p-25L;
     return h & 0x8000 ? -v : v;
 }
 
@@ -164,23 +165,27 @@ void clc__ref_reduce(clc_reduce_op op, clc_dtype type, const void *data, size_t 
     }
     const int want_min = op == CLC_REDUCE_MIN || op == CLC_REDUCE_ARGMIN;
     size_t best = 0;
-    for (size_t i = 1; i < count; ++i) {
-        const unsigned char *p = bytes + i * size, *q = bytes + best * size;
-        int better;
-        if (is_float(type)) {
-            const long double v = float_element(type, p), bv = float_element(type, q);
-            if (isnan(bv))
-                break;
-            better = isnan(v) || (want_min ? v < bv : v > bv);
-        } else if (is_signed(type)) {
-            const int64_t v = signed_element(type, p), bv = signed_element(type, q);
-            better = want_min ? v < bv : v > bv;
-        } else {
-            const uint64_t v = unsigned_element(type, p), bv = unsigned_element(type, q);
-            better = want_min ? v < bv : v > bv;
+    if (is_float(type)) {
+        long double bv = count ? float_element(type, bytes) : 0.0L;
+        for (size_t i = 1; i < count && !isnan(bv); ++i) {
+            const long double v = float_element(type, bytes + i * size);
+            if (isnan(v) || (want_min ? v < bv : v > bv))
+                best = i, bv = v;
         }
-        if (better)
-            best = i;
+    } else if (is_signed(type)) {
+        int64_t bv = count ? signed_element(type, bytes) : 0;
+        for (size_t i = 1; i < count; ++i) {
+            const int64_t v = signed_element(type, bytes + i * size);
+            if (want_min ? v < bv : v > bv)
+                best = i, bv = v;
+        }
+    } else {
+        uint64_t bv = count ? unsigned_element(type, bytes) : 0;
+        for (size_t i = 1; i < count; ++i) {
+            const uint64_t v = unsigned_element(type, bytes + i * size);
+            if (want_min ? v < bv : v > bv)
+                best = i, bv = v;
+        }
     }
     out->index = best;
     put_value(type, bytes + best * size, out);
