@@ -44,11 +44,16 @@ clc_context_options fixture_options(void);
 /* Creates a context or fails the test with the library's message. */
 clc_context *fixture_context(const clc_context_options *options);
 
-/* cmocka setup and teardown that put a fixture_context (cache off) in *state. */
+/* cmocka setup and teardown that put a fixture_context in *state: with the test tree's disk
+ * cache (CLCOMPUTE_CACHE_DIR, as ctest sets it), or with the cache off (uncached: the context
+ * builds every program from source and times every variant itself). */
 int fixture_setup_context(void **state);
+int fixture_setup_uncached_context(void **state);
 int fixture_teardown_context(void **state);
 #define FIXTURE_TEST(test)                                                                         \
     cmocka_unit_test_setup_teardown(test, fixture_setup_context, fixture_teardown_context)
+#define FIXTURE_TEST_UNCACHED(test)                                                                \
+    cmocka_unit_test_setup_teardown(test, fixture_setup_uncached_context, fixture_teardown_context)
 
 /* Runs kernel "value" (one work-item writing one int) of program and returns what it wrote. */
 int fixture_run_value(clc_context *ctx, cl_program program);

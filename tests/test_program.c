@@ -88,8 +88,7 @@ static void embedded_programs_are_built_once_per_context(void **state)
     assert_int_equal(clc__program_get(ctx, &clc__source_copy, "", &again), CLC_SUCCESS);
     assert_ptr_equal(first, again);
     assert_int_equal(clc_context_cache_stats(ctx, &after), CLC_SUCCESS);
-    /* One program made: compiled, or loaded from the test tree's cache (fixture.c). */
-    assert_int_equal(after.misses + after.hits, before.misses + before.hits + 1);
+    assert_int_equal(after.misses, before.misses + 1);
 }
 
 static void embedded_source_carries_its_build_time_hash(void **state)
@@ -130,14 +129,15 @@ static void copy_bandwidth_is_measured(void **state)
 
 int main(void)
 {
+    /* Uncached contexts: building from source is what these tests check. */
     const struct CMUnitTest tests[] = {
-        FIXTURE_TEST(build_options_reach_the_compiler),
-        FIXTURE_TEST(user_options_are_passed_as_given),
-        FIXTURE_TEST(compile_error_returns_the_build_log),
-        FIXTURE_TEST(misuse_is_refused),
-        FIXTURE_TEST(embedded_programs_are_built_once_per_context),
+        FIXTURE_TEST_UNCACHED(build_options_reach_the_compiler),
+        FIXTURE_TEST_UNCACHED(user_options_are_passed_as_given),
+        FIXTURE_TEST_UNCACHED(compile_error_returns_the_build_log),
+        FIXTURE_TEST_UNCACHED(misuse_is_refused),
+        FIXTURE_TEST_UNCACHED(embedded_programs_are_built_once_per_context),
         cmocka_unit_test(embedded_source_carries_its_build_time_hash),
-        FIXTURE_TEST(copy_bandwidth_is_measured),
+        FIXTURE_TEST_UNCACHED(copy_bandwidth_is_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

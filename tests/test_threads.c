@@ -223,21 +223,12 @@ static void eight_threads_share_one_context(void **state)
     assert_true(run_workers(work, *state) >= THREADS * ITERATIONS);
 }
 
-/* A context without the disk cache, so that its eight threads time the kernel variants and
- * build the programs themselves, at once (fixture_setup_context would load them). */
-static int setup_uncached(void **state)
-{
-    const clc_context_options options = fixture_options();
-    *state = fixture_context(&options);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(first_queries_from_eight_threads_at_once), /* first: see there */
-        cmocka_unit_test_setup_teardown(eight_threads_share_one_context, setup_uncached,
-                                        fixture_teardown_context),
+        /* Uncached: its eight threads build the programs and time the variants at once. */
+        FIXTURE_TEST_UNCACHED(eight_threads_share_one_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

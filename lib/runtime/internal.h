@@ -105,7 +105,8 @@ struct clc_context {
     /* Set by the fault tests (0 otherwise): variant timing in three rounds (warm-up, single runs,
      * batches of at most 2) on inputs of a few thousand pixels. Every call site of the timing
      * still runs, and a scenario's failable calls, each a whole run of the scenario, stay a few
-     * hundred: full timing made the fault suite the longest part of CI. */
+     * hundred: full timing made the fault suite the longest part of CI. The choice is stored
+     * under full timing's key, so such a context keeps the cache off or in a folder of its own. */
     int tune_quick;
     /* A batch worker: the context of its device's first worker, which times and remembers the
      * variants for all of them, so that the workers starting together do not each time the
