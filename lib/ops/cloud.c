@@ -577,7 +577,8 @@ static void tune_teardown(void *arg)
 
 static clc_status tune_setup(clc_context *ctx, void **arg)
 {
-    const size_t W = ctx->tune_quick ? 96 : 640, H = ctx->tune_quick ? 40 : 480;
+    const size_t W = ctx->tune_quick ? CLC__QUICK_WIDTH : 640,
+                 H = ctx->tune_quick ? CLC__QUICK_HEIGHT : 480;
     tune_input *t = calloc(1, sizeof *t);
     uint16_t *depth = malloc((size_t)W * H * sizeof *depth);
     if (!t || !depth) {

@@ -210,7 +210,8 @@ static clc_status tune_setup(clc_context *ctx, void **arg)
     tune_input *t = calloc(1, sizeof *t);
     if (!t)
         return CLC_ERROR_OUT_OF_HOST_MEMORY;
-    const size_t w = ctx->tune_quick ? 96 : 1920, h = ctx->tune_quick ? 40 : 1080;
+    const size_t w = ctx->tune_quick ? CLC__QUICK_WIDTH : 1920,
+                 h = ctx->tune_quick ? CLC__QUICK_HEIGHT : 1080;
     const clc_image_desc src = {CLC_PIXEL_RGB8, w, h, 0}, dst = {CLC_PIXEL_GRAY8, w, h, 0};
     t->src = src;
     clc_status st = plan_gray(ctx, &src, &dst, NULL, &t->plan);

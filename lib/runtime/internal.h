@@ -68,6 +68,9 @@ typedef struct clc_tuned {
     int variant;
 } clc_tuned;
 
+/* The image size an image family times its variants on under tune_quick (see clc_context). */
+enum { CLC__QUICK_WIDTH = 96, CLC__QUICK_HEIGHT = 40 };
+
 struct clc_context {
     cl_context context;
     cl_device_id device;
@@ -106,7 +109,8 @@ struct clc_context {
      * batches of at most 2) on inputs of a few thousand pixels. Every call site of the timing
      * still runs, and a scenario's failable calls, each a whole run of the scenario, stay a few
      * hundred: full timing made the fault suite the longest part of CI. The choice is stored
-     * under full timing's key, so such a context keeps the cache off or in a folder of its own. */
+     * under full timing's key, so such a context keeps the cache off or in a folder of its own.
+     * An image family then times on CLC__QUICK_WIDTH x CLC__QUICK_HEIGHT pixels. */
     int tune_quick;
     /* A batch worker: the context of its device's first worker, which times and remembers the
      * variants for all of them, so that the workers starting together do not each time the
