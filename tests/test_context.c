@@ -415,8 +415,20 @@ static clc_context *staging_context(const char *dir, int timed)
     return ctx;
 }
 
+/* The context's timed families, which must be staging alone, as clc_context_tuned lists them. */
+static clc_tuned_choice staging_choice(clc_context *ctx)
+{
+    clc_tuned_choice c[2] = {{0}};
+    size_t n = 0;
+    assert_int_equal(clc_context_tuned(ctx, c, 2, &n), CLC_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0].family, "staging");
+    return c[0];
+}
+
 /* Staging chunks and threads are timed on the first staged transfer, stored, read back by the
- * next context, and scaled down for small transfers; the transfers stay exact. */
+ * next context, and scaled down for small transfers; the transfers stay exact. The context
+ * reports the choice and where it came from. */
 static void staging_is_timed_stored_and_reused(void **state)
 {
     (void)state;
@@ -430,6 +442,11 @@ static void staging_is_timed_stored_and_reused(void **state)
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     assert_true(clc__staging_threads_fit(threads, cores));
     assert_int_equal(fixture_count_files(dir), 1); /* the choice; no program was built */
+    char name[64];
+    snprintf(name, sizeof name, "%zu MiB, %u threads", chunk >> 20, threads);
+    clc_tuned_choice c = staging_choice(ctx);
+    assert_string_equal(c.variant, name);
+    assert_int_equal(c.source, CLC_TUNED_TIMED);
     /* Never a chunk larger than the transfer (in whole 64 KiB). */
     assert_int_equal(clc__staging_plan(ctx, 1, &tiny, &again), CL_SUCCESS);
     assert_int_equal(tiny, 65536);
@@ -466,6 +483,9 @@ static void staging_is_timed_stored_and_reused(void **state)
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 62, &small, &again), CL_SUCCESS);
     assert_int_equal(small, chunk);
     assert_int_equal(again, threads);
+    c = staging_choice(ctx);
+    assert_string_equal(c.variant, name);
+    assert_int_equal(c.source, CLC_TUNED_STORED);
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 58, &small, &again), CL_SUCCESS);
     assert_int_equal(small, chunk / 4);
     assert_int_equal(clc__staging_plan(ctx, (size_t)1 << 60, &small, &again), CL_SUCCESS);
@@ -484,6 +504,9 @@ static void staging_is_timed_stored_and_reused(void **state)
     assert_true(tiny == 8u << 20 || tiny == 4099);
     assert_int_equal(again, clc__copier_default_threads());
     assert_int_equal(fixture_count_files(empty), 0);
+    c = staging_choice(ctx);
+    assert_string_equal(c.variant, "default");
+    assert_int_equal(c.source, CLC_TUNED_DEFAULT);
     clc_context_destroy(ctx);
     fixture_remove_dir(empty);
     free(empty);
@@ -506,9 +529,9 @@ static void malformed_context_switches_are_refused(void **state)
         {"CLCOMPUTE_BANDS", "4 bands", "a number from 1 to 64"},
         /* Taken as unset, "yes" or "off" timed anyway, and a mistyped CLCOMPUTE_CACHE=off left
          * the disk cache on. */
-        {"CLCOMPUTE_TUNE", "yes", "use 0 or 1"},
-        {"CLCOMPUTE_TUNE", "off", "use 0 or 1"},
-        {"CLCOMPUTE_TUNE", " 0", "use 0 or 1"},
+        {"CLCOMPUTE_TUNE", "yes", "use 0 or 1 or again"},
+        {"CLCOMPUTE_TUNE", "off", "use 0 or 1 or again"},
+        {"CLCOMPUTE_TUNE", " 0", "use 0 or 1 or again"},
         {"CLCOMPUTE_CACHE", "off", "use 0 or 1"},
         {"CLCOMPUTE_CACHE", "no", "use 0 or 1"},
         {"CLCOMPUTE_CACHE", "00", "use 0 or 1"},
@@ -529,14 +552,14 @@ static void malformed_context_switches_are_refused(void **state)
     }
 }
 
-/* The documented values, and unset or empty (the default), still make a context: timing on or
- * off, the disk cache on or off. A context that says CLC_CACHE_ON or _OFF does not read
+/* The documented values, and unset or empty (the default), still make a context: timing on, off
+ * or again, the disk cache on or off. A context that says CLC_CACHE_ON or _OFF does not read
  * CLCOMPUTE_CACHE, so a malformed one does not refuse it. */
 static void documented_tune_and_cache_values_are_taken(void **state)
 {
     (void)state;
     char *dir = fixture_temp_dir("env-values");
-    const char *const tune[] = {NULL, "", "0", "1"};
+    const char *const tune[] = {NULL, "", "0", "1", "again"};
     for (size_t i = 0; i < sizeof tune / sizeof tune[0]; ++i) {
         if (tune[i])
             setenv("CLCOMPUTE_TUNE", tune[i], 1);
@@ -545,8 +568,10 @@ static void documented_tune_and_cache_values_are_taken(void **state)
         const clc_status st = clc_context_create(&options, &ctx);
         unsetenv("CLCOMPUTE_TUNE");
         assert_int_equal(st, CLC_SUCCESS);
-        assert_int_equal(ctx->switches[CLC_SW_TUNE].value,
-                         tune[i] && *tune[i] ? tune[i][0] - '0' : CLC_SWITCH_UNSET);
+        assert_int_equal(ctx->switches[CLC_SW_TUNE].value, !tune[i] || !*tune[i] ? CLC_SWITCH_UNSET
+                                                           : strcmp(tune[i], "again") == 0
+                                                               ? 2
+                                                               : tune[i][0] - '0');
         clc_context_destroy(ctx);
     }
     const struct {

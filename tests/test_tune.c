@@ -1,5 +1,6 @@
 /* Per-device variants: timed once, stored beside the cached programs, read back by the next
- * context, re-timed when the entry is unusable, skipped when a variant cannot run. */
+ * context, re-timed when the entry is unusable or CLCOMPUTE_TUNE=again, skipped when a variant
+ * cannot run; each context lists its choices (clc_context_tuned). */
 #include "fixture.h"
 
 #include <stdio.h>
@@ -55,6 +56,20 @@ static void reset(void)
     memset(runs, 0, sizeof runs);
 }
 
+/* The context's choice number i (of count) is that family's variant, from source. */
+static void expect_choice(clc_context *ctx, size_t i, size_t count, const char *name,
+                          const char *variant, clc_tuned_source source)
+{
+    clc_tuned_choice c[4] = {{0}};
+    size_t n = 99;
+    assert_int_equal(clc_context_tuned(ctx, c, 4, &n), CLC_SUCCESS);
+    assert_int_equal(n, count);
+    assert_true(i < n);
+    assert_string_equal(c[i].family, name);
+    assert_string_equal(c[i].variant, variant);
+    assert_int_equal(c[i].source, source);
+}
+
 static clc_context *context_on(const char *dir)
 {
     clc_context_options options = fixture_options();
@@ -75,6 +90,7 @@ static void fastest_is_chosen_stored_and_reused(void **state)
     assert_int_equal(runs[1], 6);
     assert_int_equal(runs[2], 1); /* a variant that fails is not tried again */
     assert_int_equal(fixture_count_files(dir), 1);
+    expect_choice(ctx, 0, 1, "fake", "fast", CLC_TUNED_TIMED);
     /* The context remembers: no second timing. */
     reset();
     assert_int_equal(clc__tune(ctx, &family, 0), 1);
@@ -86,6 +102,7 @@ static void fastest_is_chosen_stored_and_reused(void **state)
     ctx = context_on(dir);
     assert_int_equal(clc__tune(ctx, &family, 0), 1);
     assert_int_equal(setups, 0);
+    expect_choice(ctx, 0, 1, "fake", "fast", CLC_TUNED_STORED);
     clc_context_destroy(ctx);
 
     /* The same family timed in batches does not take that choice (timed by single runs): it
@@ -117,9 +134,23 @@ static void a_peer_times_once_for_all(void **state)
     assert_int_equal(clc__tune(first, &family, 0), 1);
     assert_int_equal(clc__tune(second, &family, 0), 1);
     assert_int_equal(setups + runs[0] + runs[1], 0);
-    assert_int_equal(second->tuned_count, 0); /* remembered once, by the peer */
+    assert_int_equal(second->tuned_count, 0);                     /* remembered once, by the peer */
+    expect_choice(second, 0, 1, "fake", "fast", CLC_TUNED_TIMED); /* and listed from there */
     clc_context_destroy(second);
     clc_context_destroy(first);
+}
+
+/* Writes the fake family's entry naming `variant` into dir, as an earlier process would have;
+ * returns its key (the caller frees it). */
+static char *store_choice(clc_context *ctx, const char *dir, const char *variant)
+{
+    char *base = clc__cache_key(ctx, fake_source.hash, family.options);
+    char *key = clc__asprintf("%stune: %s\n", base, family.name);
+    free(base);
+    assert_non_null(key);
+    assert_int_equal(
+        clc__cache_store(dir, key, (const unsigned char *)variant, strlen(variant), NULL, 0), 0);
+    return key;
 }
 
 static void unusable_entry_is_timed_again(void **state)
@@ -127,11 +158,8 @@ static void unusable_entry_is_timed_again(void **state)
     (void)state;
     char *dir = fixture_temp_dir("tune");
     clc_context *ctx = context_on(dir);
-    char *base = clc__cache_key(ctx, fake_source.hash, family.options);
-    char *key = clc__asprintf("%stune: %s\n", base, family.name);
-    assert_non_null(key);
     /* An entry naming a variant that does not exist (a newer library's, say). */
-    assert_int_equal(clc__cache_store(dir, key, (const unsigned char *)"warp", 4, NULL, 0), 0);
+    char *key = store_choice(ctx, dir, "warp");
     reset();
     assert_int_equal(clc__tune(ctx, &family, 2), 1);
     assert_int_equal(setups, 1);
@@ -144,9 +172,78 @@ static void unusable_entry_is_timed_again(void **state)
     assert_memory_equal(payload, "fast", 4);
     free(payload);
     free(key);
-    free(base);
     fixture_remove_dir(dir);
     free(dir);
+}
+
+/* A stored choice stays, even one that a busy machine timed: the next context reads it without
+ * timing. CLCOMPUTE_TUNE=again times the family again and replaces the stored choice. */
+static void again_times_a_stored_choice_again(void **state)
+{
+    (void)state;
+    char *dir = fixture_temp_dir("tune");
+    clc_context *ctx = context_on(dir);
+    /* "slow", as timing on a loaded machine could have stored it. */
+    char *key = store_choice(ctx, dir, "slow");
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 0);
+    assert_int_equal(setups, 0);
+    expect_choice(ctx, 0, 1, "fake", "slow", CLC_TUNED_STORED);
+    clc_context_destroy(ctx);
+
+    ctx = context_on(dir);
+    clc__switch_set(ctx, CLC_SW_TUNE, "again");
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 1);
+    assert_int_equal(setups, 1);
+    expect_choice(ctx, 0, 1, "fake", "fast", CLC_TUNED_TIMED);
+    /* Once a context: its later calls keep the new choice. */
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 1);
+    assert_int_equal(setups, 0);
+    clc_context_destroy(ctx);
+
+    /* Stored: the next plain context reads "fast". */
+    ctx = context_on(dir);
+    reset();
+    assert_int_equal(clc__tune(ctx, &family, 2), 1);
+    assert_int_equal(setups, 0);
+    expect_choice(ctx, 0, 1, "fake", "fast", CLC_TUNED_STORED);
+    clc_context_destroy(ctx);
+    free(key);
+    fixture_remove_dir(dir);
+    free(dir);
+}
+
+/* clc_context_tuned: the count alone with NULL, 0; at most `capacity` entries written; a clear
+ * error for a missing context, count or array. */
+static void tuned_choices_are_listed_and_misuse_refused(void **state)
+{
+    (void)state;
+    clc_context *ctx = context_on(NULL);
+    size_t n = 99;
+    assert_int_equal(clc_context_tuned(ctx, NULL, 0, &n), CLC_SUCCESS);
+    assert_int_equal(n, 0);
+    clc__switch_set(ctx, CLC_SW_TUNE, "0");
+    const clc_tune_family other = {"other",    &fake_source, "-DOTHER",     names, 3,
+                                   fake_setup, fake_run,     fake_teardown, 0};
+    assert_int_equal(clc__tune(ctx, &family, 1), 1);
+    assert_int_equal(clc__tune(ctx, &other, 0), 0);
+    assert_int_equal(clc_context_tuned(ctx, NULL, 0, &n), CLC_SUCCESS);
+    assert_int_equal(n, 2);
+    clc_tuned_choice c[2] = {{0}, {"untouched", "untouched", CLC_TUNED_TIMED}};
+    assert_int_equal(clc_context_tuned(ctx, c, 1, &n), CLC_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_string_equal(c[0].family, "fake");
+    assert_string_equal(c[0].variant, "fast");
+    assert_string_equal(c[1].family, "untouched");
+
+    assert_int_equal(clc_context_tuned(NULL, c, 2, &n), CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "clc_context_tuned"));
+    assert_int_equal(clc_context_tuned(ctx, c, 2, NULL), CLC_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clc_context_tuned(ctx, NULL, 1, &n), CLC_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clc_last_error(), "nor choices when capacity is not 0"));
+    clc_context_destroy(ctx);
 }
 
 static clc_status failing_run(clc_context *ctx, cl_command_queue queue, int variant, void *arg)
@@ -164,6 +261,12 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
     reset();
     assert_int_equal(clc__tune(ctx, &family, 2), 2);
     assert_int_equal(setups, 0);
+    expect_choice(ctx, 0, 1, "fake", "broken", CLC_TUNED_DEFAULT);
+    /* A family whose default has no variant's name (staging's untimed chunk). */
+    const clc_tune_family unnamed = {"unnamed",  &fake_source, "-DFAKE",      names, 3,
+                                     fake_setup, fake_run,     fake_teardown, 0};
+    assert_int_equal(clc__tune(ctx, &unnamed, -1), -1);
+    expect_choice(ctx, 1, 2, "unnamed", "default", CLC_TUNED_DEFAULT);
     clc_context_destroy(ctx);
 
     /* No variant runs: the fallback, and nothing stored for the next process. */
@@ -177,6 +280,7 @@ static void tuning_off_or_impossible_gives_the_fallback(void **state)
     assert_int_equal(runs[0], 1);
     assert_int_equal(runs[1], 1);
     assert_int_equal(fixture_count_files(dir), 0);
+    expect_choice(ctx, 0, 1, "failing", "broken-b", CLC_TUNED_DEFAULT);
     clc_context_destroy(ctx);
     fixture_remove_dir(dir);
     free(dir);
@@ -320,6 +424,8 @@ int main(void)
         cmocka_unit_test(a_peer_times_once_for_all),
         cmocka_unit_test(unusable_entry_is_timed_again),
         cmocka_unit_test(tuning_off_or_impossible_gives_the_fallback),
+        cmocka_unit_test(again_times_a_stored_choice_again),
+        cmocka_unit_test(tuned_choices_are_listed_and_misuse_refused),
         cmocka_unit_test(zero_time_wins_and_failures_never_do),
         cmocka_unit_test(fast_variants_are_timed_in_batches),
         cmocka_unit_test(the_clock_counts_nanoseconds),

@@ -33,7 +33,9 @@ static void usage(FILE *out)
             "percent of copy bandwidth and speed-up over the serial C reference, whose result\n"
             "each run must match. Medians of N runs (default 11; 3 with --quick) after a\n"
             "warm-up. On CPUs, sizes that fit the caches can pass 100%% of copy bandwidth, which\n"
-            "is measured on buffers that do not. Exit status 1 when a row failed.\n"
+            "is measured on buffers that do not. The header names the variants the rows ran\n"
+            "with, timed in this run or read from the disk cache (CLCOMPUTE_TUNE=again times\n"
+            "them again). Exit status 1 when a row failed.\n"
             "  --kernels LIST  which kernel families, comma-separated (default all: %s)\n"
             "  --quick         small sizes only\n"
             "  --repeats N     runs a measurement (1 to 1000)\n"
@@ -64,7 +66,11 @@ typedef struct report {
     first_call *first; /* one a selected family */
     size_t nfirst;
     bench_rows rows;
+    clc_tuned_choice tuned[8]; /* the variants the rows ran with (clc_context_tuned) */
+    size_t ntuned;
 } report;
+
+static const char *const tuned_sources[] = {"timed", "stored", "default"};
 
 /* Best of five blocking transfers of `bytes` between host memory `host` and a device buffer. */
 static double transfer_gbps(clc_context *ctx, cl_mem buffer, void *host, size_t bytes, int down)
@@ -152,6 +158,16 @@ static void print_markdown(const report *r)
                r->copy_bytes >> 20, p->pinned_up, p->pinned_down, p->pageable_up, p->pageable_down);
     else
         printf("host memory: shared with the device (no bus to cross)\n");
+    if (r->ntuned) {
+        /* Which variants the figures are of: a choice read from the cache may have been timed on
+         * a busy machine (docs/api/runtime.md, "Timed variants"). */
+        printf("variants:");
+        for (size_t i = 0; i < r->ntuned; ++i)
+            printf("%s %s %s (%s)", i ? ";" : "", r->tuned[i].family, r->tuned[i].variant,
+                   r->tuned[i].source == CLC_TUNED_STORED ? "from the cache"
+                                                          : tuned_sources[r->tuned[i].source]);
+        printf("\n");
+    }
     printf("median of %d runs after a warm-up; h2h of bus: host-to-host GB/s against pinned "
            "PCIe to the device\n\n",
            r->repeats);
@@ -227,6 +243,14 @@ static void print_json(const report *r)
         printf("\"status\": ");
         cli_json_string(stdout, f->error[0] ? f->error : "");
         printf("}");
+    }
+    printf("\n  ],\n  \"tuned\": [");
+    for (size_t i = 0; i < r->ntuned; ++i) {
+        printf("%s\n    {\"family\": ", i ? "," : "");
+        cli_json_string(stdout, r->tuned[i].family);
+        printf(", \"variant\": ");
+        cli_json_string(stdout, r->tuned[i].variant);
+        printf(", \"source\": \"%s\"}", tuned_sources[r->tuned[i].source]);
     }
     printf("\n  ],\n  \"rows\": [");
     for (size_t i = 0; i < r->rows.count; ++i) {
@@ -321,6 +345,10 @@ static int bench_run(size_t nfamilies, int *want, report *rp, int argc, char **a
     for (size_t k = 0; k < nfamilies; ++k)
         if (want[k])
             failed |= bench_families[k]->run(ctx, &config, &r.rows);
+    const size_t room = sizeof r.tuned / sizeof r.tuned[0];
+    size_t ntuned = 0;
+    if (clc_context_tuned(ctx, r.tuned, room, &ntuned) == CLC_SUCCESS)
+        r.ntuned = ntuned < room ? ntuned : room;
     if (json)
         print_json(&r);
     else

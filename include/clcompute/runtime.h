@@ -255,6 +255,31 @@ typedef struct clc_cache_stats {
 /* Copies the context's cache counters into *stats. */
 CLC_API clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *stats);
 
+/* Where a context's variant of a timed family came from. */
+typedef enum clc_tuned_source {
+    CLC_TUNED_TIMED = 0,  /* timed in this process (and stored in the disk cache, if on) */
+    CLC_TUNED_STORED = 1, /* read from the disk cache: timed by an earlier process */
+    CLC_TUNED_DEFAULT = 2 /* not timed: CLCOMPUTE_TUNE=0, or no variant could run */
+} clc_tuned_source;
+
+/* One family's choice. Strings are the library's, valid for the life of the process. */
+typedef struct clc_tuned_choice {
+    const char *family;  /* "gray", "cloud", "staging" */
+    const char *variant; /* as the disk cache stores it; "default" for an unnamed default */
+    clc_tuned_source source;
+} clc_tuned_choice;
+
+/*
+ * The variants the context has chosen so far, one for each family that times its variants, in
+ * the order of their first calls (a family is timed on its first call on a device, then its
+ * choice is stored; CLCOMPUTE_TUNE=again times again). Copies up to `capacity` of them into
+ * choices (NULL when capacity is 0) and sets *count to how many there are. A context that shares
+ * another's (clc_context_share) reports the other's. For measurements: a choice timed while the
+ * machine was busy stays until it is timed again.
+ */
+CLC_API clc_status clc_context_tuned(clc_context *ctx, clc_tuned_choice *choices, size_t capacity,
+                                     size_t *count);
+
 /*
  * Host memory the context's device reads and writes at the bus's full speed: pinned (page-locked)
  * memory the driver moves by DMA, where ordinary memory goes through a bounce buffer at the speed

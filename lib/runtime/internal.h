@@ -65,7 +65,8 @@ typedef struct clc_tune_family clc_tune_family;
 typedef struct clc_pool clc_pool;
 typedef struct clc_tuned {
     const clc_tune_family *family;
-    int variant;
+    int variant; /* an index into family->names, or -1: the caller's unnamed default */
+    clc_tuned_source source;
 } clc_tuned;
 
 /* The image size an image family times its variants on under tune_quick (see clc_context). */

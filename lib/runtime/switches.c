@@ -18,7 +18,7 @@ static const struct {
     [CLC_SW_STAGING_THREADS] = {"CLCOMPUTE_STAGING_THREADS", NULL, 1, 64},
     [CLC_SW_STAGING_CHUNK] = {"CLCOMPUTE_STAGING_CHUNK", NULL, 1024, 1L << 30},
     [CLC_SW_POISON] = {"CLCOMPUTE_POISON", NULL, 0, 255},
-    [CLC_SW_TUNE] = {"CLCOMPUTE_TUNE", (const char *const[]){"0", "1", NULL}, 0, 0},
+    [CLC_SW_TUNE] = {"CLCOMPUTE_TUNE", (const char *const[]){"0", "1", "again", NULL}, 0, 0},
     [CLC_SW_CACHE] = {"CLCOMPUTE_CACHE", (const char *const[]){"0", "1", NULL}, 0, 0},
     [CLC_SW_GRAY_SHAPE] = {"CLCOMPUTE_GRAY_SHAPE", (const char *const[]){"rows", "blocks", NULL}, 0,
                            0},

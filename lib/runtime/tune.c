@@ -123,7 +123,7 @@ static int load_choice(const clc_context *ctx, const char *key, const clc_tune_f
 
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
 {
-    if (ctx->switches[CLC_SW_TUNE].value == 0 || family->count < 1)
+    if (family->count < 1)
         return fallback;
     if (ctx->tune_peer)
         return clc__tune(ctx->tune_peer, family, fallback);
@@ -135,31 +135,42 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
             return v;
         }
     }
-    char *base = clc__cache_key(ctx, family->source->hash, family->options);
-    /* Choices timed in batches are stored under a key of their own, so that a choice timed by
-     * single runs (before 2026-12-05) is timed again. */
-    char *key = base ? clc__asprintf("%stune: %s%s\n", base, family->name,
-                                     family->batched ? " (batches)" : "")
-                     : NULL;
-    free(base);
-    int choice = key ? load_choice(ctx, key, family) : -1;
-    if (key && choice < 0) {
-        /* Tuning is an optimisation: when it cannot run (no memory for its input, no second
-         * queue), the device-type default serves, and nothing is stored. */
-        cl_int err = CL_SUCCESS;
-        cl_command_queue queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
-        void *arg = NULL;
-        if (err == CL_SUCCESS && family->setup(ctx, &arg) == CLC_SUCCESS) {
-            choice = fastest(ctx, queue, family, arg);
-            family->teardown(arg);
+    /* CLCOMPUTE_TUNE: 0 off, 1 (or unset) on, 2 "again": time even where a choice is stored. */
+    const int mode = ctx->switches[CLC_SW_TUNE].value;
+    int choice = -1;
+    clc_tuned_source source = CLC_TUNED_DEFAULT;
+    if (mode != 0) {
+        char *base = clc__cache_key(ctx, family->source->hash, family->options);
+        /* Choices timed in batches are stored under a key of their own, so that a choice timed
+         * by single runs (before 2026-12-05) is timed again. */
+        char *key = base ? clc__asprintf("%stune: %s%s\n", base, family->name,
+                                         family->batched ? " (batches)" : "")
+                         : NULL;
+        free(base);
+        if (key && mode != 2 && (choice = load_choice(ctx, key, family)) >= 0)
+            source = CLC_TUNED_STORED;
+        if (key && choice < 0) {
+            /* Tuning is an optimisation: when it cannot run (no memory for its input, no second
+             * queue), the device-type default serves, and nothing is stored. */
+            cl_int err = CL_SUCCESS;
+            cl_command_queue queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+            void *arg = NULL;
+            if (err == CL_SUCCESS && family->setup(ctx, &arg) == CLC_SUCCESS) {
+                choice = fastest(ctx, queue, family, arg);
+                family->teardown(arg);
+            }
+            if (err == CL_SUCCESS)
+                clReleaseCommandQueue(queue);
+            if (choice >= 0) {
+                source = CLC_TUNED_TIMED;
+                if (ctx->cache_dir)
+                    clc__cache_store(ctx->cache_dir, key,
+                                     (const unsigned char *)family->names[choice],
+                                     strlen(family->names[choice]), NULL, 0);
+            }
         }
-        if (err == CL_SUCCESS)
-            clReleaseCommandQueue(queue);
-        if (choice >= 0 && ctx->cache_dir)
-            clc__cache_store(ctx->cache_dir, key, (const unsigned char *)family->names[choice],
-                             strlen(family->names[choice]), NULL, 0);
+        free(key);
     }
-    free(key);
     const int variant = choice >= 0 ? choice : fallback;
     /* Remembered for the context's life; where even that allocation fails, the next call reads
      * the choice from the disk cache again, the same choice more slowly. */
@@ -169,13 +180,31 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
         if (grown)
             ctx->tuned = grown, ctx->tuned_capacity = capacity;
     }
-    if (ctx->tuned_count < ctx->tuned_capacity) {
-        ctx->tuned[ctx->tuned_count].family = family;
-        ctx->tuned[ctx->tuned_count].variant = variant;
-        ++ctx->tuned_count;
-    }
+    if (ctx->tuned_count < ctx->tuned_capacity)
+        ctx->tuned[ctx->tuned_count++] = (clc_tuned){family, variant, source};
     clc_mutex_unlock(&ctx->tune_lock);
     return variant;
+}
+
+clc_status clc_context_tuned(clc_context *ctx, clc_tuned_choice *choices, size_t capacity,
+                             size_t *count)
+{
+    if (!ctx || !count || (!choices && capacity))
+        return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
+                         "clc_context_tuned: ctx and count must not be NULL, nor choices when "
+                         "capacity is not 0");
+    clc_context *owner = ctx;
+    while (owner->tune_peer)
+        owner = owner->tune_peer;
+    clc_mutex_lock(&owner->tune_lock);
+    for (size_t i = 0; i < owner->tuned_count && i < capacity; ++i) {
+        const clc_tuned *t = &owner->tuned[i];
+        choices[i] = (clc_tuned_choice){
+            t->family->name, t->variant >= 0 ? t->family->names[t->variant] : "default", t->source};
+    }
+    *count = owner->tuned_count;
+    clc_mutex_unlock(&owner->tune_lock);
+    return CLC_SUCCESS;
 }
 
 uint64_t clc__now_ns(void)
