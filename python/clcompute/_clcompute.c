@@ -458,6 +458,39 @@ static PyObject *context_reason(PyObject *self, PyObject *unused)
     return ctx ? PyUnicode_FromString(clc_context_selection_reason(ctx)) : NULL;
 }
 
+/* [{"family": "gray", "variant": "blocks-words", "source": "timed"}, ...]: clc_context_tuned. */
+static PyObject *context_tuned(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    static const char *const sources[] = {"timed", "stored", "default"};
+    clc_context *ctx = context_of(self);
+    size_t n = 0;
+    if (!ctx)
+        return NULL;
+    clc_status st = clc_context_tuned(ctx, NULL, 0, &n);
+    /* One more than counted, in case another thread's first call adds a family meanwhile. */
+    clc_tuned_choice *c = st == CLC_SUCCESS ? PyMem_Calloc(n + 1, sizeof *c) : NULL;
+    if (st != CLC_SUCCESS)
+        return raise_status(st);
+    if (!c)
+        return PyErr_NoMemory();
+    const size_t room = n + 1;
+    if ((st = clc_context_tuned(ctx, c, room, &n)) != CLC_SUCCESS) {
+        PyMem_Free(c);
+        return raise_status(st);
+    }
+    n = n < room ? n : room;
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; ++i) {
+        PyObject *d = Py_BuildValue("{s:s,s:s,s:s}", "family", c[i].family, "variant", c[i].variant,
+                                    "source", sources[c[i].source]);
+        if (!d || PyList_SetItem(list, (Py_ssize_t)i, d) != 0) /* steals d, even on failure */
+            Py_CLEAR(list);
+    }
+    PyMem_Free(c);
+    return list;
+}
+
 /* _gray(src, src_format, dst, dst_format, weights) */
 static PyObject *context_gray(PyObject *self, PyObject *args)
 {
@@ -742,6 +775,9 @@ static PyObject *pinned_live(PyObject *self, PyObject *unused)
 static PyMethodDef context_methods[] = {
     {"device", context_device, METH_NOARGS, "The device: a dict as devices() gives."},
     {"reason", context_reason, METH_NOARGS, "Why this device was chosen."},
+    {"tuned", context_tuned, METH_NOARGS,
+     "The variants chosen so far (gray, cloud, staging), each a dict of family, variant and "
+     "source: 'timed' in this process, 'stored' (read from the disk cache) or 'default'."},
     {"_lanes", context_lanes, METH_NOARGS, NULL},
     {"_gray", context_gray, METH_VARARGS, NULL},
     {"_median", context_median, METH_VARARGS, NULL},

@@ -42,6 +42,19 @@ def test_devices_and_context():
     assert "clcompute.Context" in repr(ctx)
 
 
+def test_tuned_lists_the_variants_chosen_so_far():
+    ctx = clcompute.Context()
+    assert ctx.tuned() == []  # nothing called yet
+    rng = np.random.default_rng(3)
+    ctx.gray(rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
+    ctx.depth_to_points(rng.integers(0, 4000, (48, 64), dtype=np.uint16),
+                        fx=50.0, fy=50.0, cx=32.0, cy=24.0)
+    tuned = ctx.tuned()
+    assert [t["family"] for t in tuned][:2] == ["gray", "cloud"]
+    for t in tuned:
+        assert t["variant"] and t["source"] in ("timed", "stored", "default")
+
+
 def test_an_empty_selector_is_refused_as_the_tool_refuses_it():
     for empty in ("", "  "):
         with pytest.raises(clcompute.ArgumentError, match="None for the default") as e:
