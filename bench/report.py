@@ -47,9 +47,13 @@ def print_table(run):
         print(f"PCIe: pinned {p['pinned_up']:.1f} GB/s to the device, {p['pinned_down']:.1f} "
               f"back; pageable {p['pageable_up']:.1f} and {p['pageable_down']:.1f}; \"of bus\": "
               f"host-to-host GB/s against pinned to the device")
-    if run.get("tuned"):  # runs before 2026-12-07 did not record their variants
-        print("Variants: " + "; ".join(f"{t['family']} {t['variant']} ({t['source']})"
-                                       for t in run["tuned"]))
+    if run.get("environment"):  # runs before 2026-12-07 did not record these
+        print("Environment: " + ", ".join(f"{k}={v}" for k, v in run["environment"].items()))
+    if run.get("tuned"):
+        source = {"stored": "from the cache"}
+        print("Variants: " + "; ".join(
+            f"{t['family']} {t['variant']} ({source.get(t['source'], t['source'])})"
+            for t in run["tuned"]))
     print()
     extra = " | h2h of bus | h2h pinned ms | pinned of bus" if limit else ""
     print("| kernel | variant | size | device ms | device GB/s | of copy | host-to-host ms "

@@ -43,6 +43,11 @@ list(REMOVE_DUPLICATES kernels)
 if(NOT kernels STREQUAL families)
   message(FATAL_ERROR "kernels measured: ${kernels}")
 endif()
+# The CLCOMPUTE_ variables the run saw, values as set (ctest sets the cache directory).
+string(JSON cache_dir ERROR_VARIABLE missing GET "${out}" environment CLCOMPUTE_CACHE_DIR)
+if(missing OR NOT cache_dir STREQUAL "$ENV{CLCOMPUTE_CACHE_DIR}")
+  message(FATAL_ERROR "environment lacks CLCOMPUTE_CACHE_DIR=$ENV{CLCOMPUTE_CACHE_DIR}: ${out}")
+endif()
 # The variants the rows ran with: gray's and cloud's (timed on every device), each named, with
 # where it came from.
 string(JSON ntuned LENGTH "${out}" tuned)

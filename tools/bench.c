@@ -33,9 +33,10 @@ static void usage(FILE *out)
             "percent of copy bandwidth and speed-up over the serial C reference, whose result\n"
             "each run must match. Medians of N runs (default 11; 3 with --quick) after a\n"
             "warm-up. On CPUs, sizes that fit the caches can pass 100%% of copy bandwidth, which\n"
-            "is measured on buffers that do not. The header names the variants the rows ran\n"
-            "with, timed in this run or read from the disk cache (CLCOMPUTE_TUNE=again times\n"
-            "them again). Exit status 1 when a row failed.\n"
+            "is measured on buffers that do not. The header names the CLCOMPUTE_ variables set\n"
+            "and the variants chosen, timed in this run or read from the disk cache (what a\n"
+            "variable forces wins over them; CLCOMPUTE_TUNE=again times them again). Exit\n"
+            "status 1 when a row failed.\n"
             "  --kernels LIST  which kernel families, comma-separated (default all: %s)\n"
             "  --quick         small sizes only\n"
             "  --repeats N     runs a measurement (1 to 1000)\n"
@@ -71,6 +72,21 @@ typedef struct report {
 } report;
 
 static const char *const tuned_sources[] = {"timed", "stored", "default"};
+
+extern char **environ;
+
+/* Each CLCOMPUTE_ variable of the environment (NULL: the first; else the one after `after`):
+ * the switches that force variants or staging shape every figure, so the report names them. */
+static const char *next_switch(const char *after)
+{
+    int seen = after == NULL;
+    for (char **e = environ; e && *e; ++e) {
+        if (seen && strncmp(*e, "CLCOMPUTE_", 10) == 0)
+            return *e;
+        seen |= *e == after;
+    }
+    return NULL;
+}
 
 /* Best of five blocking transfers of `bytes` between host memory `host` and a device buffer. */
 static double transfer_gbps(clc_context *ctx, cl_mem buffer, void *host, size_t bytes, int down)
@@ -158,6 +174,10 @@ static void print_markdown(const report *r)
                r->copy_bytes >> 20, p->pinned_up, p->pinned_down, p->pageable_up, p->pageable_down);
     else
         printf("host memory: shared with the device (no bus to cross)\n");
+    for (const char *e = next_switch(NULL); e; e = next_switch(e))
+        printf("%s %s", e == next_switch(NULL) ? "environment:" : ",", e);
+    if (next_switch(NULL))
+        printf("\n");
     if (r->ntuned) {
         /* Which variants the figures are of: a choice read from the cache may have been timed on
          * a busy machine (docs/api/runtime.md, "Timed variants"). */
@@ -244,7 +264,17 @@ static void print_json(const report *r)
         cli_json_string(stdout, f->error[0] ? f->error : "");
         printf("}");
     }
-    printf("\n  ],\n  \"tuned\": [");
+    printf("\n  ],\n  \"environment\": {");
+    for (const char *e = next_switch(NULL); e; e = next_switch(e)) {
+        const char *eq = strchr(e, '=');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - e) : (int)strlen(e), e);
+        printf("%s\n    ", e == next_switch(NULL) ? "" : ",");
+        cli_json_string(stdout, name);
+        printf(": ");
+        cli_json_string(stdout, eq ? eq + 1 : "");
+    }
+    printf("\n  },\n  \"tuned\": [");
     for (size_t i = 0; i < r->ntuned; ++i) {
         printf("%s\n    {\"family\": ", i ? "," : "");
         cli_json_string(stdout, r->tuned[i].family);

@@ -257,9 +257,13 @@ CLC_API clc_status clc_context_cache_stats(clc_context *ctx, clc_cache_stats *st
 
 /* Where a context's variant of a timed family came from. */
 typedef enum clc_tuned_source {
-    CLC_TUNED_TIMED = 0,  /* timed in this process (and stored in the disk cache, if on) */
-    CLC_TUNED_STORED = 1, /* read from the disk cache: timed by an earlier process */
-    CLC_TUNED_DEFAULT = 2 /* not timed: CLCOMPUTE_TUNE=0, or no variant could run */
+    /* Timed by this context (or the one it shares), then stored in the disk cache where the
+     * cache is on and writable. */
+    CLC_TUNED_TIMED = 0,
+    /* Read from the disk cache: timed earlier, by another context of this or another process. */
+    CLC_TUNED_STORED = 1,
+    /* Not timed: CLCOMPUTE_TUNE=0, or no variant could run. */
+    CLC_TUNED_DEFAULT = 2
 } clc_tuned_source;
 
 /* One family's choice. Strings are the library's, valid for the life of the process. */
@@ -275,7 +279,10 @@ typedef struct clc_tuned_choice {
  * choice is stored; CLCOMPUTE_TUNE=again times again). Copies up to `capacity` of them into
  * choices (NULL when capacity is 0) and sets *count to how many there are. A context that shares
  * another's (clc_context_share) reports the other's. For measurements: a choice timed while the
- * machine was busy stays until it is timed again.
+ * machine was busy stays until it is timed again. The switches that force a variant win over
+ * this list: where they force part of one (CLCOMPUTE_GRAY_SHAPE alone), the listed choice is not
+ * all of what runs; where they fix all of it (CLCOMPUTE_CLOUD_SHAPE; CLCOMPUTE_STAGING_CHUNK,
+ * _THREADS or CLCOMPUTE_STAGING=always), the family is not timed and not listed.
  */
 CLC_API clc_status clc_context_tuned(clc_context *ctx, clc_tuned_choice *choices, size_t capacity,
                                      size_t *count);

@@ -344,8 +344,10 @@ struct clc_tune_family {
 typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int variant,
                                    void *arg);
 
-/* The variant of `family` on ctx's device: remembered by ctx, else stored in the disk cache,
- * else timed now (and stored). `fallback` when CLCOMPUTE_TUNE=0 or timing is impossible. */
+/* The variant of `family` on ctx's device: remembered by ctx (or the end of its tune_peer
+ * chain), else stored in the disk cache, else timed now (and stored). `fallback` when
+ * CLCOMPUTE_TUNE=0 or timing is impossible. The switch is read at the family's first call on the
+ * context (the chain's end); what that call chose, the fallback included, stays for its life. */
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
 
 /* The variant with the least time among those that ran (ok[v]), or -1 when none did. A time of

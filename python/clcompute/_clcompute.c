@@ -464,22 +464,29 @@ static PyObject *context_tuned(PyObject *self, PyObject *unused)
     (void)unused;
     static const char *const sources[] = {"timed", "stored", "default"};
     clc_context *ctx = context_of(self);
-    size_t n = 0;
     if (!ctx)
         return NULL;
-    clc_status st = clc_context_tuned(ctx, NULL, 0, &n);
-    /* One more than counted, in case another thread's first call adds a family meanwhile. */
-    clc_tuned_choice *c = st == CLC_SUCCESS ? PyMem_Calloc(n + 1, sizeof *c) : NULL;
-    if (st != CLC_SUCCESS)
-        return raise_status(st);
-    if (!c)
-        return PyErr_NoMemory();
-    const size_t room = n + 1;
-    if ((st = clc_context_tuned(ctx, c, room, &n)) != CLC_SUCCESS) {
-        PyMem_Free(c);
-        return raise_status(st);
+    /* Without the GIL: the list waits for a family another thread is timing. Larger arrays
+     * while another thread's first calls add families meanwhile. */
+    clc_tuned_choice fixed[8], *c = fixed;
+    size_t room = sizeof fixed / sizeof fixed[0], n = 0;
+    for (;;) {
+        PyThreadState *ts = PyEval_SaveThread();
+        const clc_status st = clc_context_tuned(ctx, c, room, &n);
+        PyEval_RestoreThread(ts);
+        if (st != CLC_SUCCESS) {
+            if (c != fixed)
+                free(c);
+            return raise_status(st);
+        }
+        if (n <= room)
+            break;
+        if (c != fixed)
+            free(c);
+        room = n + 4;
+        if (!(c = malloc(room * sizeof *c)))
+            return PyErr_NoMemory();
     }
-    n = n < room ? n : room;
     PyObject *list = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; list && i < n; ++i) {
         PyObject *d = Py_BuildValue("{s:s,s:s,s:s}", "family", c[i].family, "variant", c[i].variant,
@@ -487,7 +494,8 @@ static PyObject *context_tuned(PyObject *self, PyObject *unused)
         if (!d || PyList_SetItem(list, (Py_ssize_t)i, d) != 0) /* steals d, even on failure */
             Py_CLEAR(list);
     }
-    PyMem_Free(c);
+    if (c != fixed)
+        free(c);
     return list;
 }
 
