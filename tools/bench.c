@@ -75,17 +75,11 @@ static const char *const tuned_sources[] = {"timed", "stored", "default"};
 
 extern char **environ;
 
-/* Each CLCOMPUTE_ variable of the environment (NULL: the first; else the one after `after`):
- * the switches that force variants or staging shape every figure, so the report names them. */
-static const char *next_switch(const char *after)
+/* A CLCOMPUTE_ variable ("NAME=value" of environ): the switches that force variants or staging
+ * shape every figure, so the report names them. */
+static int is_switch(const char *entry)
 {
-    int seen = after == NULL;
-    for (char **e = environ; e && *e; ++e) {
-        if (seen && strncmp(*e, "CLCOMPUTE_", 10) == 0)
-            return *e;
-        seen |= *e == after;
-    }
-    return NULL;
+    return strncmp(entry, "CLCOMPUTE_", 10) == 0;
 }
 
 /* Best of five blocking transfers of `bytes` between host memory `host` and a device buffer. */
@@ -174,9 +168,11 @@ static void print_markdown(const report *r)
                r->copy_bytes >> 20, p->pinned_up, p->pinned_down, p->pageable_up, p->pageable_down);
     else
         printf("host memory: shared with the device (no bus to cross)\n");
-    for (const char *e = next_switch(NULL); e; e = next_switch(e))
-        printf("%s %s", e == next_switch(NULL) ? "environment:" : ",", e);
-    if (next_switch(NULL))
+    int nswitches = 0;
+    for (char **e = environ; e && *e; ++e)
+        if (is_switch(*e))
+            printf("%s %s", nswitches++ ? "," : "environment:", *e);
+    if (nswitches)
         printf("\n");
     if (r->ntuned) {
         /* Which variants the figures are of: a choice read from the cache may have been timed on
@@ -265,11 +261,14 @@ static void print_json(const report *r)
         printf("}");
     }
     printf("\n  ],\n  \"environment\": {");
-    for (const char *e = next_switch(NULL); e; e = next_switch(e)) {
-        const char *eq = strchr(e, '=');
+    int nswitches = 0;
+    for (char **e = environ; e && *e; ++e) {
+        if (!is_switch(*e))
+            continue;
+        const char *eq = strchr(*e, '=');
         char name[128];
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - e) : (int)strlen(e), e);
-        printf("%s\n    ", e == next_switch(NULL) ? "" : ",");
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - *e) : (int)strlen(*e), *e);
+        printf("%s\n    ", nswitches++ ? "," : "");
         cli_json_string(stdout, name);
         printf(": ");
         cli_json_string(stdout, eq ? eq + 1 : "");
