@@ -350,6 +350,10 @@ typedef clc_status (*clc_tune_run)(clc_context *ctx, cl_command_queue queue, int
  * context (the chain's end); what that call chose, the fallback included, stays for its life. */
 int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback);
 
+/* The end of ctx's tune_peer chain (ctx itself without a peer): the context that times and
+ * remembers the variants of its group and holds its pinned memory. */
+clc_context *clc__peer_root(clc_context *ctx);
+
 /* The variant with the least time among those that ran (ok[v]), or -1 when none did. A time of
  * 0 (faster than the clock can tell) is a time like any other, and the best one: which variants
  * ran is kept apart from how long they took. Ties go to the earlier variant. */

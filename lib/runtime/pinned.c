@@ -23,7 +23,7 @@ struct clc_pinned {
     struct clc_pinned *next;
 };
 
-static clc_context *registry(clc_context *ctx)
+clc_context *clc__peer_root(clc_context *ctx)
 {
     while (ctx->tune_peer)
         ctx = ctx->tune_peer;
@@ -41,7 +41,7 @@ clc_status clc_context_share(clc_context *ctx, clc_context *owner)
                          "devices (wrap the owner's clc_context_cl_context and "
                          "clc_context_cl_device)");
     /* The group's root, so that only its lifetime matters, however the peers were joined. */
-    clc_context *root = registry(owner);
+    clc_context *root = clc__peer_root(owner);
     if (root == ctx)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_share: owner is already a peer of ctx");
@@ -64,7 +64,7 @@ clc_status clc_host_alloc(clc_context *ctx, size_t bytes, void **ptr)
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_host_alloc: a context, a size above 0 and a place for the pointer "
                          "are required");
-    clc_context *owner = registry(ctx);
+    clc_context *owner = clc__peer_root(ctx);
     clc_pinned *p = calloc(1, sizeof *p);
     if (!p)
         return clc__fail(ctx, CLC_ERROR_OUT_OF_HOST_MEMORY, "clc_host_alloc");
@@ -104,7 +104,7 @@ clc_status clc_host_free(clc_context *ctx, void *ptr)
         return CLC_SUCCESS;
     if (!ctx)
         return clc__fail(NULL, CLC_ERROR_INVALID_ARGUMENT, "clc_host_free: ctx is NULL");
-    clc_context *owner = registry(ctx);
+    clc_context *owner = clc__peer_root(ctx);
     clc_mutex_lock(&owner->pinned_lock);
     clc_pinned **at = &owner->pinned;
     while (*at && (*at)->ptr != ptr)
@@ -124,7 +124,7 @@ clc_status clc_host_free(clc_context *ctx, void *ptr)
 
 int clc__host_pinned(clc_context *ctx, const void *data, size_t bytes)
 {
-    clc_context *owner = registry(ctx);
+    clc_context *owner = clc__peer_root(ctx);
     const uintptr_t a = (uintptr_t)data;
     int found = 0;
     clc_mutex_lock(&owner->pinned_lock);

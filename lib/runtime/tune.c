@@ -125,8 +125,7 @@ int clc__tune(clc_context *ctx, const clc_tune_family *family, int fallback)
 {
     if (family->count < 1)
         return fallback;
-    if (ctx->tune_peer)
-        return clc__tune(ctx->tune_peer, family, fallback);
+    ctx = clc__peer_root(ctx);
     clc_mutex_lock(&ctx->tune_lock);
     for (size_t i = 0; i < ctx->tuned_count; ++i) {
         if (ctx->tuned[i].family == family) {
@@ -193,9 +192,7 @@ clc_status clc_context_tuned(clc_context *ctx, clc_tuned_choice *choices, size_t
         return clc__fail(ctx, CLC_ERROR_INVALID_ARGUMENT,
                          "clc_context_tuned: ctx and count must not be NULL, nor choices when "
                          "capacity is not 0");
-    clc_context *owner = ctx;
-    while (owner->tune_peer)
-        owner = owner->tune_peer;
+    clc_context *owner = clc__peer_root(ctx);
     clc_mutex_lock(&owner->tune_lock);
     for (size_t i = 0; i < owner->tuned_count && i < capacity; ++i) {
         const clc_tuned *t = &owner->tuned[i];
